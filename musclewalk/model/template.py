@@ -1,0 +1,657 @@
+"""Creature templates (YAML data) -> fully evaluated :class:`CreatureSpec`.
+
+A *creature* file (``models/creatures/*.yaml``) names a template for each body part and its
+dimensions. A *template* file (``models/templates/*.yaml``) describes bodies, joints, muscles
+with attachment regions, contacts and passive elements with expressions over its parameters.
+The file format is documented in ``models/README.md``. Templates combine by sharing the root
+body. Entries with ``mirror: true`` are written for the right side and mirrored (z -> -z) to
+the left.
+"""
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+import numpy as np
+import yaml
+
+from .expr import ExpressionError, evaluate, format_name
+from .kinematics import base_pose_transforms, path_length
+from .spec import (AXES, BodySpec, ContactSpec, CoordinateSpec, CreatureSpec, JointSpec,
+                   LimitSpec, MuscleSpec, PathPointSpec, Shape, SpringSpec)
+
+SIDES = ("r", "l")
+DEFAULT_DENSITY = 1000.0          # kg/m^3, uniform for all segments (documented rule)
+REFERENCE_MASS = 75.16            # kg, body mass behind the reference muscle forces
+
+
+class CreatureError(ValueError):
+    """Bad creature or template input; the message names the file and the key."""
+
+    def __init__(self, path, key: str, message: str):
+        self.path, self.key = str(path), key
+        super().__init__(f"{path}: {key}: {message}" if key else f"{path}: {message}")
+
+
+def models_dir() -> Path:
+    """Folder with ``creatures/`` and ``templates/`` (env MUSCLEWALK_MODELS overrides)."""
+    env = os.environ.get("MUSCLEWALK_MODELS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[2] / "models"
+
+
+def list_creatures(root: Path | None = None) -> dict[str, Path]:
+    """Preset name -> creature file."""
+    folder = (root or models_dir()) / "creatures"
+    out = {}
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            data = yaml.safe_load(path.read_text()) or {}
+        except yaml.YAMLError:
+            data = {}
+        out[str(data.get("name", path.stem))] = path
+    return out
+
+
+def resolve_creature(name_or_path: str) -> Path:
+    """A preset name (case-insensitive) or a path to a creature YAML file."""
+    candidate = Path(name_or_path)
+    if candidate.suffix in (".yaml", ".yml"):
+        if not candidate.is_file():
+            raise CreatureError(candidate, "", "creature file not found")
+        return candidate
+    presets = list_creatures()
+    for name, path in presets.items():
+        if name.lower() == name_or_path.lower() or path.stem.lower() == name_or_path.lower():
+            return path
+    raise CreatureError(models_dir() / "creatures", "",
+                        f"unknown creature '{name_or_path}' (known: {', '.join(presets)})")
+
+
+def _load_yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise CreatureError(path, "", "file not found") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "syntax"
+        raise CreatureError(path, where, f"malformed YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise CreatureError(path, "", "expected a mapping at the top level")
+    return data
+
+
+def parse_overrides(items: Iterable[str]) -> dict[str, str]:
+    out = {}
+    for item in items or ():
+        if "=" not in item:
+            raise CreatureError("--set", item, "expected KEY=VALUE, e.g. legs.upper=0.45")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def load_creature(name_or_path: str, overrides: dict[str, Any] | None = None) -> CreatureSpec:
+    """Load a creature preset (or file), apply ``--set`` overrides and expand its templates."""
+    path = resolve_creature(name_or_path)
+    return _Expander(path, _load_yaml(path), overrides or {}).run()
+
+
+# --------------------------------------------------------------------------------------------
+def _mirror_point(p: np.ndarray) -> np.ndarray:
+    return np.array([p[0], p[1], -p[2]])
+
+
+def _mirror_axis(a: np.ndarray) -> np.ndarray:
+    """Rotation axes are pseudo-vectors: mirroring z flips the x and y components, so that a
+    positive coordinate value means the same anatomical motion on both sides."""
+    return np.array([-a[0], -a[1], a[2]])
+
+
+def _mirror_range(r: tuple[float, float], axis: str) -> tuple[float, float]:
+    return (-r[1], -r[0]) if axis == "z" else r
+
+
+class _Part:
+    def __init__(self, part: str, template_name: str, path: Path, data: dict, variables: dict):
+        self.part, self.template_name, self.path, self.data, self.vars = (
+            part, template_name, path, data, variables)
+
+
+class _Expander:
+    def __init__(self, path: Path, data: dict, overrides: dict[str, Any]):
+        self.path, self.data, self.overrides = path, data, dict(overrides)
+        self.bodies: dict[str, BodySpec] = {}
+        self.joints: list[JointSpec] = []
+        self.mirrored_bodies: set[str] = set()
+        self.muscles: list[MuscleSpec] = []
+        self.contacts: list[ContactSpec] = []
+        self.springs: list[SpringSpec] = []
+        self.limits: list[LimitSpec] = []
+        self.features: dict = {"legs": {}}
+        self._pending_chains: list = []
+        self.expected = {"bodies": 0, "dofs": 0, "muscles": 0}
+
+    # ---------------------------------------------------------------- helpers
+    def err(self, key: str, msg: str, path=None) -> CreatureError:
+        return CreatureError(path or self.path, key, msg)
+
+    def num(self, part: _Part, value, key: str, extra: dict | None = None) -> float:
+        variables = dict(part.vars)
+        if extra:
+            variables.update(extra)
+        try:
+            return evaluate(value, variables)
+        except ExpressionError as exc:
+            raise self.err(key, str(exc), part.path) from None
+
+    def vec(self, part: _Part, value, key: str, extra=None) -> np.ndarray:
+        if not isinstance(value, (list, tuple)) or len(value) != 3:
+            raise self.err(key, f"expected a list of 3 values, got {value!r}", part.path)
+        return np.array([self.num(part, v, f"{key}[{i}]", extra) for i, v in enumerate(value)])
+
+    # ---------------------------------------------------------------- main
+    def run(self) -> CreatureSpec:
+        allowed = {"name", "description", "density", "parts", "root"}
+        for key in self.data:
+            if key not in allowed:
+                raise self.err(key, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        name = str(self.data.get("name", self.path.stem))
+        density = self._top_level_number("density", DEFAULT_DENSITY)
+        if density <= 0:
+            raise self.err("density", "must be positive")
+        parts_data = self.data.get("parts")
+        if not isinstance(parts_data, dict) or not parts_data:
+            raise self.err("parts", "expected a mapping of body parts to templates")
+        parts = [self._load_part(p, spec) for p, spec in parts_data.items()]
+        unused = [k for k in self.overrides if k not in self._used_overrides]
+        if unused:
+            raise self.err(unused[0], "unknown --set key")
+
+        root_name = str(self.data.get("root", "root"))
+        self.root = root_name
+        self.bodies[root_name] = BodySpec(root_name, "root", None, [])
+        for part in parts:
+            for i, shape in enumerate(part.data.get("root_shapes", []) or []):
+                self.bodies[root_name].shapes.append(
+                    self._shape(part, shape, f"root_shapes[{i}]", None))
+        for part in parts:
+            self._bodies(part)
+            self._chains(part)
+        if not self.bodies[root_name].shapes:
+            raise self.err("parts", "no template gives the root body a shape (root_shapes)")
+        for body in self.bodies.values():
+            self._mass_properties(body, density)
+        total_mass = sum(b.mass for b in self.bodies.values())
+        root_height = self._root_height(parts)
+        force_scale = (total_mass / REFERENCE_MASS) ** (2.0 / 3.0)
+        for part in parts:
+            part.vars.update(mass=total_mass, force_scale=force_scale)
+        self.transforms = self._base_pose(root_height)
+        for part in parts:
+            self._muscles(part)
+        for pending in self._pending_chains:
+            self._chain_muscles(*pending)
+        for part in parts:
+            self._contacts(part)
+            self._passives(part)
+            self._features(part)
+            self._expect(part)
+        self._check_names()
+        parameters = {f"{p.part}.{k}": p.vars[k] for p in parts for k in p.data.get("parameters", {})}
+        return CreatureSpec(
+            name=name, source=str(self.path), bodies=list(self.bodies.values()),
+            joints=self.joints, muscles=self.muscles, contacts=self.contacts,
+            springs=self.springs, limits=self.limits, features=self.features,
+            expected=self.expected, parameters=parameters,
+            templates={p.part: p.template_name for p in parts}, root_height=root_height)
+
+    def _top_level_number(self, key, default):
+        raw = self.overrides.get(key, self.data.get(key, default))
+        if key in self.overrides:
+            self._used_overrides.add(key)
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise self.err(key, f"expected a number, got {raw!r}") from None
+
+    _used_overrides: set
+
+    def _load_part(self, part: str, spec) -> _Part:
+        if not hasattr(self, "_used_overrides") or not isinstance(self._used_overrides, set):
+            self._used_overrides = set()
+        key = f"parts.{part}"
+        if not isinstance(spec, dict) or "template" not in spec:
+            raise self.err(key, "expected a mapping with a 'template' key")
+        tname = str(spec["template"])
+        tpath = self.path.parent.parent / "templates" / f"{tname}.yaml"
+        if not tpath.is_file():
+            tpath = models_dir() / "templates" / f"{tname}.yaml"
+        if not tpath.is_file():
+            raise self.err(f"{key}.template", f"unknown template '{tname}'")
+        data = _load_yaml(tpath)
+        params = data.get("parameters", {}) or {}
+        values: dict[str, Any] = dict(params)
+        for k, v in spec.items():
+            if k == "template":
+                continue
+            if k not in params:
+                raise self.err(f"{key}.{k}", f"unknown parameter of template '{tname}' "
+                               f"(known: {', '.join(params)})")
+            values[k] = v
+        for k, v in self.overrides.items():
+            if k.startswith(part + "."):
+                pname = k[len(part) + 1:]
+                if pname not in params:
+                    raise self.err(k, f"unknown --set key: template '{tname}' has no parameter "
+                                   f"'{pname}'")
+                values[pname] = v
+                self._used_overrides.add(k)
+        signed = set(data.get("signed", []) or [])
+        integers = set(data.get("integers", []) or [])
+        variables: dict[str, float] = {}
+        for k, v in values.items():
+            where = f"{key}.{k}"
+            try:
+                x = float(v)
+            except (TypeError, ValueError):
+                raise self.err(where, f"expected a number, got {v!r}") from None
+            if not math.isfinite(x):
+                raise self.err(where, "must be finite")
+            if k in integers:
+                if x < 0 or not float(x).is_integer():
+                    raise self.err(where, f"must be a non-negative integer, got {v!r}")
+            elif k not in signed and x <= 0:
+                raise self.err(where, f"dimension must be positive, got {v!r}")
+            variables[k] = x
+        p = _Part(part, tname, tpath, data, variables)
+        for k, v in (data.get("derived", {}) or {}).items():
+            variables[k] = self.num(p, v, f"derived.{k}")
+        return p
+
+    # ---------------------------------------------------------------- bodies and joints
+    def _shape(self, part, data, key, length_hint) -> Shape:
+        kind = data.get("kind")
+        extra = {}
+        if kind == "capsule":
+            radius = self.num(part, data["radius"], f"{key}.radius")
+            length = self.num(part, data["length"], f"{key}.length")
+            axis = self.vec(part, data.get("axis", [0, -1, 0]), f"{key}.axis")
+            axis = axis / np.linalg.norm(axis)
+            center = (self.vec(part, data["center"], f"{key}.center") if "center" in data
+                      else axis * length / 2)
+            shape = Shape("capsule", center, radius=radius, length=length, axis=axis)
+        elif kind in ("box", "ellipsoid"):
+            size = self.vec(part, data["size"], f"{key}.size")
+            center = self.vec(part, data.get("center", [0, 0, 0]), f"{key}.center")
+            shape = Shape(kind, center, size=size)
+        elif kind == "sphere":
+            shape = Shape("sphere", self.vec(part, data.get("center", [0, 0, 0]), f"{key}.center"),
+                          radius=self.num(part, data["radius"], f"{key}.radius"))
+        else:
+            raise self.err(f"{key}.kind", f"unknown shape kind {kind!r}", part.path)
+        dims = [shape.radius, shape.length] if kind == "capsule" else (
+            [shape.radius] if kind == "sphere" else list(shape.size))
+        if any(d <= 0 for d in dims):
+            raise self.err(key, "shape dimensions must be positive", part.path)
+        return shape
+
+    def _resolve_body(self, name: str, side: str | None) -> str:
+        if name == "root":
+            return self.root
+        if side and name in self.mirrored_bodies:
+            return f"{name}_{side}"
+        return name
+
+    def _add_body(self, part, entry, key, side, name, parent, extra=None):
+        mirror = side == "l"
+        shapes = []
+        for i, s in enumerate(entry.get("shapes", []) or []):
+            shape = self._shape(part, s, f"{key}.shapes[{i}]", None)
+            if mirror:
+                shape.center = _mirror_point(shape.center)
+                shape.axis = _mirror_point(shape.axis)
+            shapes.append(shape)
+        if not shapes:
+            raise self.err(f"{key}.shapes", "a body needs at least one shape", part.path)
+        if parent not in self.bodies:
+            raise self.err(f"{key}.parent", f"unknown parent body '{parent}'", part.path)
+        tilt = math.radians(self.num(part, entry.get("tilt", 0), f"{key}.tilt", extra))
+        body = BodySpec(name, str(entry.get("role", "other")), parent, shapes, side=side, tilt=tilt)
+        jdata = entry.get("joint")
+        if not isinstance(jdata, dict):
+            raise self.err(f"{key}.joint", "missing joint", part.path)
+        location = self.vec(part, jdata.get("at", [0, 0, 0]), f"{key}.joint.at", extra)
+        if mirror:
+            location = _mirror_point(location)
+        coords = []
+        for i, c in enumerate(jdata.get("coordinates", []) or []):
+            ck = f"{key}.joint.coordinates[{i}]"
+            axis = self.vec(part, c.get("axis"), f"{ck}.axis")
+            if mirror:
+                axis = _mirror_axis(axis)
+            rng = c.get("range", [-180, 180])
+            lo, hi = (self.num(part, rng[0], f"{ck}.range"), self.num(part, rng[1], f"{ck}.range"))
+            if not lo < hi:
+                raise self.err(f"{ck}.range", f"inverted or empty range [{lo}, {hi}]", part.path)
+            generic = format_name(str(c["name"]), {**part.vars, **(extra or {})})
+            cname = f"{generic}_{side}" if side else generic
+            coords.append(CoordinateSpec(cname, axis / np.linalg.norm(axis), (lo, hi), generic))
+        jname = format_name(str(jdata.get("name", name)), {**part.vars, **(extra or {})})
+        jname = f"{jname}_{side}" if side else jname
+        parent_tilt = self.bodies[parent].tilt
+        joint = JointSpec(jname, str(jdata.get("kind", "other")), parent, name, location,
+                          np.array([0.0, 0.0, tilt - parent_tilt]), coords, side)
+        self.bodies[name] = body
+        self.joints.append(joint)
+
+    def _bodies(self, part: _Part):
+        for i, entry in enumerate(part.data.get("bodies", []) or []):
+            key = f"bodies[{i}]"
+            base = str(entry.get("name", ""))
+            if not base:
+                raise self.err(f"{key}.name", "missing body name", part.path)
+            if entry.get("mirror"):
+                self.mirrored_bodies.add(base)
+                for side in SIDES:
+                    parent = self._resolve_body(str(entry.get("parent", "root")), side)
+                    self._add_body(part, entry, f"{key}({base})", side, f"{base}_{side}", parent)
+            else:
+                parent = self._resolve_body(str(entry.get("parent", "root")), None)
+                self._add_body(part, entry, f"{key}({base})", None, base, parent)
+
+    def _chains(self, part: _Part):
+        """Serial chains (neck, tail) of ``count`` identical segments, optional end body."""
+        for ci, chain in enumerate(part.data.get("chains", []) or []):
+            key = f"chains[{ci}]"
+            cname = str(chain["name"])
+            count = int(self.num(part, chain["count"], f"{key}.count"))
+            parent = self._resolve_body(str(chain.get("parent", "root")), None)
+            direction = self.vec(part, chain["direction"], f"{key}.direction")
+            direction /= np.linalg.norm(direction)
+            seg_len_expr = chain["segment"]["length"]
+            seg_len = self.num(part, seg_len_expr, f"{key}.segment.length")
+            radius = self.num(part, chain["segment"]["radius"], f"{key}.segment.radius")
+            if seg_len <= 0 or radius <= 0:
+                raise self.err(f"{key}.segment", "segment length and radius must be positive",
+                               part.path)
+            joints = []           # (parent, child, location in parent)
+            prev, prev_end = parent, self.vec(part, chain["first_at"], f"{key}.first_at")
+            base_tilt = self.num(part, chain.get("tilt", 0), f"{key}.tilt")
+            step = self.num(part, chain.get("tilt_step", 0), f"{key}.tilt_step")
+            coords = chain.get("coordinates")
+            for i in range(1, count + 1):
+                name = f"{cname}_{i}"
+                entry = {
+                    "role": chain.get("role", cname),
+                    "tilt": base_tilt + step * (i - 1),
+                    "shapes": [{"kind": "capsule", "radius": radius, "length": seg_len,
+                                "axis": list(direction)}],
+                    "joint": {"name": f"{cname}_joint_{i}", "kind": chain.get("joint_kind", cname),
+                              "at": list(prev_end), "coordinates": [
+                                  {**c, "name": f"{c['name']}_{i}"} for c in coords]},
+                }
+                self._add_body(part, entry, f"{key}({name})", None, name, prev)
+                joints.append((prev, name))
+                prev, prev_end = name, direction * seg_len
+            end = chain.get("end")
+            if end:
+                entry = dict(end)
+                entry.setdefault("tilt", base_tilt + step * count)
+                jd = dict(entry.get("joint", {}))
+                jd.setdefault("name", f"{cname}_joint_{count + 1}")
+                jd.setdefault("kind", chain.get("joint_kind", cname))
+                jd["at"] = list(prev_end)
+                jd.setdefault("coordinates", [{**c, "name": f"{c['name']}_{count + 1}"}
+                                              for c in coords])
+                entry["joint"] = jd
+                self._add_body(part, entry, f"{key}.end", None, str(end["name"]), prev)
+                joints.append((prev, str(end["name"])))
+            self._pending_chains.append((part, chain, key, joints, direction))
+
+    def _chain_muscles(self, part, chain, key, joints, direction):
+        anterior = self.vec(part, chain.get("anterior", [1, 0, 0]), f"{key}.anterior")
+        anterior /= np.linalg.norm(anterior)
+        lateral = np.array([0.0, 0.0, 1.0])
+        axes = {"along": direction, "anterior": anterior, "lateral": lateral}
+        for j, (parent, child) in enumerate(joints, start=1):
+            jloc = next(jt.location for jt in self.joints if jt.child == child)
+            for mi, m in enumerate(chain.get("muscles", []) or []):
+                mkey = f"{key}.muscles[{mi}]"
+                points = []
+                for pi, p in enumerate(m["points"]):
+                    pkey = f"{mkey}.points[{pi}]"
+                    body = parent if p["body"] == "parent" else child
+                    origin = jloc if p["body"] == "parent" else np.zeros(3)
+                    offset = {a: self.num(part, p.get(a, 0), f"{pkey}.{a}") for a in axes}
+                    loc = origin + sum(offset[a] * axes[a] for a in axes)
+                    ranges = {}
+                    for a, rng in (p.get("free", {}) or {}).items():
+                        if a not in axes:
+                            raise self.err(f"{pkey}.free.{a}", "expected along/anterior/lateral",
+                                           part.path)
+                        comp = int(np.argmax(np.abs(axes[a])))
+                        sign = float(np.sign(axes[a][comp]))
+                        lo = loc[comp] + sign * self.num(part, rng[0], f"{pkey}.free.{a}")
+                        hi = loc[comp] + sign * self.num(part, rng[1], f"{pkey}.free.{a}")
+                        ranges[AXES[comp]] = (min(lo, hi), max(lo, hi))
+                    points.append({"body": body, "loc": loc, "ranges": ranges})
+                entry = dict(m)
+                entry["_points"] = points
+                entry["name"] = f"{m['name']}_{j}"
+                entry.setdefault("unique", m["name"])
+                self._muscle_entry(part, entry, f"{mkey}(joint {j})")
+
+    def _mass_properties(self, body: BodySpec, density: float):
+        masses = [density * s.volume() for s in body.shapes]
+        mass = sum(masses)
+        com = sum(m * s.center for m, s in zip(masses, body.shapes)) / mass
+        inertia = np.zeros((3, 3))
+        for m, s in zip(masses, body.shapes):
+            d = s.center - com
+            inertia += s.inertia_about_center(m) + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        body.mass, body.com, body.inertia = mass, com, inertia
+
+    def _root_height(self, parts) -> float:
+        for part in parts:
+            if "root_height" in part.data:
+                return self.num(part, part.data["root_height"], "root_height")
+        raise self.err("parts", "no template defines root_height (height of the root origin "
+                       "above the ground in the base pose)")
+
+    def _base_pose(self, root_height):
+        return base_pose_transforms(
+            self.root, root_height,
+            [(j.parent, j.child, j.location, j.orientation) for j in self.joints])
+
+    # ---------------------------------------------------------------- muscles
+    def _muscles(self, part: _Part):
+        for i, entry in enumerate(part.data.get("muscles", []) or []):
+            self._muscle_entry(part, entry, f"muscles[{i}]({entry.get('name', '?')})")
+
+    def _muscle_entry(self, part, entry, key):
+        base = str(entry.get("name", ""))
+        if not base:
+            raise self.err(f"{key}.name", "missing muscle name", part.path)
+        sides = SIDES if entry.get("mirror") else (None,)
+        right_name = None
+        for side in sides:
+            name = f"{base}_{side}" if side else base
+            points = []
+            raw_points = entry.get("_points")
+            if raw_points is None:
+                raw_points = []
+                for pi, p in enumerate(entry.get("points", []) or []):
+                    pkey = f"{key}.points[{pi}]"
+                    bname = self._resolve_body(str(p.get("body", "")), side or "r")
+                    loc = self.vec(part, p.get("at"), f"{pkey}.at")
+                    ranges = {}
+                    for a in AXES:
+                        if a in p:
+                            rng = p[a]
+                            if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+                                raise self.err(f"{pkey}.{a}", "expected [min, max]", part.path)
+                            lo = self.num(part, rng[0], f"{pkey}.{a}")
+                            hi = self.num(part, rng[1], f"{pkey}.{a}")
+                            if not lo < hi:
+                                raise self.err(f"{pkey}.{a}", f"inverted or empty range "
+                                               f"[{lo}, {hi}]", part.path)
+                            comp = AXES.index(a)
+                            if not lo <= loc[comp] <= hi:
+                                raise self.err(f"{pkey}.{a}", f"default {loc[comp]:.4g} lies "
+                                               f"outside its region [{lo:.4g}, {hi:.4g}]",
+                                               part.path)
+                            ranges[a] = (lo, hi)
+                    raw_points.append({"body": bname, "loc": loc, "ranges": ranges,
+                                       "key": pkey})
+            for pi, p in enumerate(raw_points):
+                bname, loc, ranges = p["body"], p["loc"].copy(), dict(p["ranges"])
+                if side == "l":
+                    bname = bname[:-2] + "_l" if bname.endswith("_r") else bname
+                    loc = _mirror_point(loc)
+                    ranges = {a: _mirror_range(r, a) for a, r in ranges.items()}
+                if bname not in self.bodies:
+                    raise self.err(p.get("key", f"{key}.points[{pi}]") + ".body",
+                                   f"muscle '{name}' is attached to missing body '{bname}'",
+                                   part.path)
+                points.append(PathPointSpec(f"{name}-P{pi + 1}", bname, loc, ranges))
+            if len(points) < 2:
+                raise self.err(f"{key}.points", "a muscle needs at least two points", part.path)
+            if len({p.body for p in points}) < 2:
+                raise self.err(f"{key}.points", "a muscle must span at least one joint", part.path)
+            props = entry.get("properties", {}) or {}
+            pk = f"{key}.properties"
+            fmax = self.num(part, props.get("max_isometric_force"), f"{pk}.max_isometric_force")
+            lopt = self.num(part, props.get("optimal_fiber_length"), f"{pk}.optimal_fiber_length")
+            pen = self.num(part, props.get("pennation", 0), f"{pk}.pennation")
+            rule = str(props.get("rule", "full"))
+            length = path_length(self.transforms, [(p.body, p.location) for p in points])
+            if rule == "full":
+                lts = self.num(part, props.get("tendon_slack_length"), f"{pk}.tendon_slack_length")
+                if props.get("scale_to_path", True):
+                    scale = length / (lopt * math.cos(pen) + lts)
+                    lopt, lts = lopt * scale, lts * scale
+            elif rule == "lopt_only":
+                lts = length - lopt * math.cos(pen)
+                if lts <= 0:
+                    raise self.err(f"{pk}.optimal_fiber_length", f"longer than the muscle path "
+                                   f"({length:.3f} m) in the base pose", part.path)
+            else:
+                raise self.err(f"{pk}.rule", f"unknown property rule {rule!r}", part.path)
+            if fmax <= 0 or lopt <= 0:
+                raise self.err(pk, "forces and lengths must be positive", part.path)
+            function = {}
+            for cname, sign in (entry.get("function", {}) or {}).items():
+                if sign not in (-1, 1):
+                    raise self.err(f"{key}.function.{cname}", "expected +1 or -1", part.path)
+                function[str(cname)] = int(sign)
+            unique = str(entry.get("unique", base))
+            self.muscles.append(MuscleSpec(
+                name=name, unique=unique, side=side, points=points,
+                max_isometric_force=fmax, optimal_fiber_length=lopt, tendon_slack_length=lts,
+                pennation=pen, property_rule=rule, property_group=str(props.get("group", unique)),
+                function=function, extra_roles=list(entry.get("roles", []) or []),
+                source=str(props.get("source", "")),
+                mirror_of=right_name if side == "l" else None))
+            if side == "r":
+                right_name = name
+
+    # ---------------------------------------------------------------- contacts, passives
+    def _contacts(self, part):
+        for i, c in enumerate(part.data.get("contacts", []) or []):
+            key = f"contacts[{i}]"
+            sides = SIDES if c.get("mirror") else (None,)
+            for side in sides:
+                body = self._resolve_body(str(c["body"]), side)
+                if body not in self.bodies:
+                    raise self.err(f"{key}.body", f"unknown body '{body}'", part.path)
+                loc = self.vec(part, c["at"], f"{key}.at")
+                if side == "l":
+                    loc = _mirror_point(loc)
+                radius = self.num(part, c["radius"], f"{key}.radius")
+                if radius <= 0:
+                    raise self.err(f"{key}.radius", "must be positive", part.path)
+                name = f"{c['name']}_{side}" if side else str(c["name"])
+                self.contacts.append(ContactSpec(name, body, loc, radius, foot=side))
+
+    def _coordinate_names(self, generic, side):
+        return [f"{generic}_{side}"] if side else [generic]
+
+    def _passives(self, part):
+        for i, s in enumerate(part.data.get("springs", []) or []):
+            key = f"springs[{i}]"
+            for coord, side in self._expand_coordinates(part, s, key):
+                stiffness = self.num(part, s["stiffness"], f"{key}.stiffness")
+                damping = self.num(part, s.get("damping", 0), f"{key}.damping")
+                if stiffness < 0 or damping < 0:
+                    raise self.err(key, "stiffness and damping must be non-negative", part.path)
+                param = s.get("parameter")
+                self.springs.append(SpringSpec(f"spring_{coord}", coord, stiffness, damping,
+                                               str(param) if param else None))
+        for i, lim in enumerate(part.data.get("limits", []) or []):
+            key = f"limits[{i}]"
+            for coord, side in self._expand_coordinates(part, lim, key):
+                lo = self.num(part, lim["range"][0], f"{key}.range")
+                hi = self.num(part, lim["range"][1], f"{key}.range")
+                if not lo < hi:
+                    raise self.err(f"{key}.range", f"inverted or empty range [{lo}, {hi}]",
+                                   part.path)
+                self.limits.append(LimitSpec(
+                    f"limit_{coord}", coord, lo, hi,
+                    self.num(part, lim.get("stiffness", 10), f"{key}.stiffness"),
+                    self.num(part, lim.get("damping", 0.1), f"{key}.damping")))
+
+    def _expand_coordinates(self, part, entry, key):
+        """Coordinates named by an entry: ``coordinate`` (with ``mirror``) or ``pattern``
+        (a prefix matching all coordinates such as the chain's ``neck_flexion_*``)."""
+        names = {c.name for j in self.joints for c in j.coordinates}
+        if "pattern" in entry:
+            prefix = str(entry["pattern"])
+            found = sorted(n for n in names if n.startswith(prefix))
+            return [(n, None) for n in found]
+        generic = str(entry["coordinate"])
+        out = []
+        for side in (SIDES if entry.get("mirror") else (None,)):
+            cname = f"{generic}_{side}" if side else generic
+            if cname not in names:
+                raise self.err(f"{key}.coordinate", f"unknown coordinate '{cname}'", part.path)
+            out.append((cname, side))
+        return out
+
+    def _features(self, part):
+        feats = part.data.get("features", {}) or {}
+        if "trunk" in feats:
+            self.features["trunk"] = self._resolve_body(str(feats["trunk"]), None)
+        if "head" in feats:
+            self.features["head"] = self._resolve_body(str(feats["head"]), None)
+            self.features["head_offset"] = list(
+                self.vec(part, feats.get("head_offset", [0, 0, 0]), "features.head_offset"))
+        legs = feats.get("legs")
+        if legs:
+            for side in SIDES:
+                self.features["legs"][side] = {
+                    role: self._resolve_body(str(b), side) for role, b in legs.items()}
+        arms = feats.get("arms")
+        if arms:
+            self.features["arms"] = {side: [self._resolve_body(str(b), side) for b in arms]
+                                     for side in SIDES}
+
+    def _expect(self, part):
+        for k, v in (part.data.get("expect", {}) or {}).items():
+            self.expected[k] = self.expected.get(k, 0) + int(self.num(part, v, f"expect.{k}"))
+
+    def _check_names(self):
+        seen = set()
+        for n in [b.name for b in self.bodies.values()] + [m.name for m in self.muscles] + \
+                 [c.name for c in self.contacts] + [j.name for j in self.joints]:
+            if n in seen and n not in self.bodies:
+                raise self.err("", f"duplicate component name '{n}'")
+            seen.add(n)
+        if "trunk" not in self.features:
+            self.features["trunk"] = self.root
+        if "head" not in self.features:
+            raise self.err("parts", "no template defines the head feature (features.head)")

@@ -1,0 +1,99 @@
+"""Validation of a generated model in OpenSim 4.6: it loads and initializes, its structure
+matches the template's documented counts, muscles equilibrate with sane normalized fibre
+lengths in the base pose, and each muscle's moment arms have the signs its function says."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from ..opensim_env import import_opensim
+
+FIBER_LENGTH_BAND = (0.5, 1.5)      # normalized fibre length in the base pose
+MIN_MOMENT_ARM = 1e-3              # m; smaller counts as "no moment arm"
+
+
+class ModelValidationError(ValueError):
+    pass
+
+
+@dataclass
+class ValidationReport:
+    bodies: int = 0
+    dofs: int = 0
+    muscles: int = 0
+    mass: float = 0.0
+    fiber_lengths: dict = field(default_factory=dict)
+    moment_arms: dict = field(default_factory=dict)
+    problems: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def coordinate_for(function_name: str, muscle: Mapping, coordinates: set[str]) -> str | None:
+    """Resolve a template's generic coordinate name for a muscle: sided (``knee_angle_r``),
+    unsided (``lumbar_flexion``) or, for chain muscles, the coordinate of the spanned joint
+    (``neck_flexion_3``)."""
+    side = muscle.get("side")
+    if side and f"{function_name}_{side}" in coordinates:
+        return f"{function_name}_{side}"
+    if function_name in coordinates:
+        return function_name
+    for span in muscle.get("spans", []):
+        suffix = span["joint"].rsplit("_", 1)[-1]
+        if f"{function_name}_{suffix}" in coordinates:
+            return f"{function_name}_{suffix}"
+    return None
+
+
+def validate_model(osim_path, meta: Mapping) -> ValidationReport:
+    osim = import_opensim()
+    path = Path(osim_path)
+    rep = ValidationReport()
+    try:
+        model = osim.Model(str(path))
+        state = model.initSystem()
+    except Exception as exc:  # OpenSim raises RuntimeError with its own message
+        raise ModelValidationError(f"{path}: OpenSim cannot load the model: {exc}") from None
+    rep.bodies = model.getBodySet().getSize()
+    cs = model.getCoordinateSet()
+    rep.dofs = cs.getSize()
+    rep.muscles = model.getMuscles().getSize()
+    rep.mass = model.getTotalMass(state)
+    expected = meta.get("expected", {})
+    for what, got, extra in (("bodies", rep.bodies, 1), ("dofs", rep.dofs, 6),
+                             ("muscles", rep.muscles, 0)):
+        if what in expected and got != expected[what] + extra:
+            rep.problems.append(f"{what}: expected {expected[what] + extra}, model has {got}")
+    forces = model.getForceSet()
+    for i in range(forces.getSize()):
+        f = forces.get(i)
+        if f.getConcreteClassName().endswith("Muscle"):
+            if f.getConcreteClassName() != "Millard2012EquilibriumMuscle":
+                rep.problems.append(f"{f.getName()}: not a Millard2012EquilibriumMuscle")
+    for i in range(model.getMuscles().getSize()):
+        mus = model.getMuscles().get(i)
+        mus.setActivation(state, 0.02)
+    model.equilibrateMuscles(state)
+    lo, hi = FIBER_LENGTH_BAND
+    coordinates = {cs.get(i).getName() for i in range(cs.getSize())}
+    for m in meta["muscles"]:
+        mus = model.getMuscles().get(m["name"])
+        nfl = mus.getNormalizedFiberLength(state)
+        rep.fiber_lengths[m["name"]] = nfl
+        if not lo <= nfl <= hi:
+            rep.problems.append(f"{m['name']}: normalized fibre length {nfl:.3f} in the base pose "
+                                f"is outside [{lo}, {hi}]")
+        for generic, sign in m.get("function", {}).items():
+            cname = coordinate_for(generic, m, coordinates)
+            if cname is None:
+                rep.problems.append(f"{m['name']}: function names unknown coordinate '{generic}'")
+                continue
+            arm = mus.computeMomentArm(state, cs.get(cname))
+            rep.moment_arms[(m["name"], cname)] = arm
+            if arm * sign < MIN_MOMENT_ARM:
+                rep.problems.append(f"{m['name']}: moment arm about {cname} is {arm:+.4f} m, "
+                                    f"expected sign {sign:+d}")
+    return rep

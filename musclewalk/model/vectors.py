@@ -1,0 +1,165 @@
+"""Routing, muscle-property and passive-gain vectors of a generated model.
+
+Each free quantity is one named entry of the model's metadata (``routing``, ``properties``,
+``passive``). Vectors are *normalized*: 0 is the lower and 1 the upper end of the entry's
+range, so an optimizer can work in a unit box. Reading takes the value of an entry's first
+target; writing sets every target (mirrored muscles and the repeated muscles of a chain share
+one entry). Only PathPoint ``location`` texts and muscle/spring property texts change; every
+other byte of the XML is left as it was.
+
+Tendon slack lengths of muscles with the ``lopt_only`` property rule are derived after every
+write: l_slack = base-pose path length (current routing) - l_opt cos(pennation) (paper §6.1).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+from lxml import etree
+
+from .osim import fmt, write_atomic, xml_bytes
+
+KINDS = ("routing", "properties", "passive")
+_MUSCLE_XPATH = "//ForceSet/objects/Millard2012EquilibriumMuscle"
+
+
+def parse_osim(path) -> etree._ElementTree:
+    parser = etree.XMLParser(remove_blank_text=False, recover=True)
+    try:
+        return etree.parse(str(path), parser)
+    except OSError:
+        raise FileNotFoundError(f"{path}: cannot read model file") from None
+
+
+class ModelVectors:
+    """Named, normalized parameter vectors of one model (from its metadata)."""
+
+    def __init__(self, meta: Mapping):
+        self.meta = meta
+        self.entries = {kind: list(meta.get(kind, [])) for kind in KINDS}
+        self.base_pose = {b: (np.array(v["R"]).reshape(3, 3), np.array(v["p"]))
+                          for b, v in meta.get("base_pose", {}).items()}
+        self._pennation = {m["name"]: m["pennation"] for m in meta["muscles"]}
+        self._lopt_only = [m["name"] for m in meta["muscles"] if m["property_rule"] == "lopt_only"]
+
+    def names(self, kind: str) -> list[str]:
+        return [e["name"] for e in self.entries[kind]]
+
+    def counts(self) -> dict[str, int]:
+        return {kind: len(self.entries[kind]) for kind in KINDS}
+
+    # ------------------------------------------------------------------ element lookup
+    @staticmethod
+    def _index(tree):
+        muscles = {m.get("name"): m for m in tree.xpath(_MUSCLE_XPATH)}
+        points = {}
+        for name, m in muscles.items():
+            for pp in m.iter("PathPoint"):
+                points[(name, pp.get("name"))] = pp
+        springs = {s.get("name"): s for s in tree.xpath("//ForceSet/objects/SpringGeneralizedForce")}
+        return muscles, points, springs
+
+    # ------------------------------------------------------------------ read
+    def read(self, tree, kind: str) -> np.ndarray:
+        muscles, points, springs = self._index(tree)
+        out = []
+        for e in self.entries[kind]:
+            if kind == "routing":
+                t = e["targets"][0]
+                loc = _vec(points[(t["muscle"], t["point"])].find("location").text)
+                value = t["sign"] * loc["xyz".index(t["axis"])]
+                out.append((value - t["lo"]) / (t["hi"] - t["lo"]))
+            else:
+                el = (muscles if kind == "properties" else springs)[e["targets"][0]]
+                tag = e["kind"] if kind == "properties" else {"stiffness": "stiffness",
+                                                               "damping": "viscosity"}[e["kind"]]
+                value = float(el.find(tag).text)
+                out.append((value - e["lo"]) / (e["hi"] - e["lo"]))
+        return np.array(out, dtype=float)
+
+    def read_values(self, tree, kind: str) -> dict[str, float]:
+        return dict(zip(self.names(kind), self.read(tree, kind).tolist()))
+
+    # ------------------------------------------------------------------ write
+    def write(self, tree, values: Mapping[str, np.ndarray | Mapping[str, float]]) -> None:
+        """Write normalized vectors (array in entry order, or {name: value}) per kind, in
+        place. Routing is written before properties so derived tendon slack lengths use the
+        new routing."""
+        muscles, points, springs = self._index(tree)
+        for kind in KINDS:
+            if kind not in values:
+                continue
+            vec = self._as_dict(kind, values[kind])
+            for e in self.entries[kind]:
+                if e["name"] not in vec:
+                    continue
+                u = float(vec[e["name"]])
+                if not np.isfinite(u):
+                    raise ValueError(f"{kind}.{e['name']}: value is not finite")
+                if kind == "routing":
+                    for t in e["targets"]:
+                        el = points[(t["muscle"], t["point"])].find("location")
+                        loc = _vec(el.text)
+                        loc["xyz".index(t["axis"])] = t["sign"] * (t["lo"] + u * (t["hi"] - t["lo"]))
+                        el.text = fmt(loc)
+                else:
+                    value = e["lo"] + u * (e["hi"] - e["lo"])
+                    for target in e["targets"]:
+                        if kind == "properties":
+                            muscles[target].find(e["kind"]).text = fmt(value)
+                        else:
+                            tag = "stiffness" if e["kind"] == "stiffness" else "viscosity"
+                            springs[target].find(tag).text = fmt(value)
+        self.derive_tendon_slack(tree)
+
+    def _as_dict(self, kind, values) -> dict[str, float]:
+        if isinstance(values, Mapping):
+            unknown = set(values) - set(self.names(kind))
+            if unknown:
+                raise KeyError(f"{kind}: unknown parameter(s) {sorted(unknown)}")
+            return dict(values)
+        arr = np.asarray(values, dtype=float)
+        if arr.shape != (len(self.entries[kind]),):
+            raise ValueError(f"{kind}: expected {len(self.entries[kind])} values, got {arr.shape}")
+        return dict(zip(self.names(kind), arr))
+
+    def derive_tendon_slack(self, tree) -> None:
+        if not self._lopt_only:
+            return
+        muscles, points, _ = self._index(tree)
+        for name in self._lopt_only:
+            m = muscles[name]
+            world = []
+            for pp in m.iter("PathPoint"):
+                body = pp.find("socket_parent_frame").text.rsplit("/", 1)[-1]
+                r, p = self.base_pose[body]
+                world.append(p + r @ np.array(_vec(pp.find("location").text)))
+            length = float(np.sum(np.linalg.norm(np.diff(np.array(world), axis=0), axis=1)))
+            lopt = float(m.find("optimal_fiber_length").text)
+            m.find("tendon_slack_length").text = fmt(length - lopt * np.cos(self._pennation[name]))
+
+    def defaults(self, kind: str) -> np.ndarray:
+        """Normalized values of the template's initial model."""
+        if kind == "routing":
+            out = []
+            for e in self.entries[kind]:
+                t = e["targets"][0]
+                m = next(m for m in self.meta["muscles"] if m["name"] == t["muscle"])
+                p = next(p for p in m["points"] if p["name"] == t["point"])
+                out.append((t["sign"] * p["location"]["xyz".index(t["axis"])] - t["lo"])
+                           / (t["hi"] - t["lo"]))
+            return np.array(out)
+        return np.array([(e["initial"] - e["lo"]) / (e["hi"] - e["lo"])
+                         for e in self.entries[kind]])
+
+
+def _vec(text: str) -> list[float]:
+    return [float(v) for v in text.split()]
+
+
+def write_model_with(osim_in, meta: Mapping, values, osim_out) -> None:
+    """Copy a model with new routing/property/passive values (atomic write)."""
+    tree = parse_osim(osim_in)
+    ModelVectors(meta).write(tree, values)
+    write_atomic(Path(osim_out), xml_bytes(tree))

@@ -1,0 +1,88 @@
+"""Bad creature input: one clear error naming file and key, exit code 2, no output file."""
+import pytest
+
+from musclewalk.cli import main
+
+
+def _run(capsys, tmp_path, *args):
+    out = tmp_path / "out" / "model.osim"
+    code = main(["build", *args, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code != 0
+    assert not out.exists() and not out.with_name("model.meta.json").exists()
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def _edit(path, old, new):
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_unknown_creature(capsys, tmp_path):
+    err = _run(capsys, tmp_path, "NoSuchCreature")
+    assert "unknown creature 'NoSuchCreature'" in err
+
+
+def test_unknown_set_key(capsys, tmp_path):
+    err = _run(capsys, tmp_path, "Human", "--set", "legs.uper=0.4")
+    assert "human.yaml" in err and "legs.uper" in err
+
+
+def test_unknown_part_in_set(capsys, tmp_path):
+    err = _run(capsys, tmp_path, "Human", "--set", "wings.span=2")
+    assert "wings.span" in err
+
+
+def test_non_positive_dimension(capsys, tmp_path):
+    err = _run(capsys, tmp_path, "Human", "--set", "legs.lower=0")
+    assert "legs.lower" in err and "positive" in err
+
+
+def test_negative_segment_count(capsys, tmp_path):
+    err = _run(capsys, tmp_path, "Ostrich", "--set", "upper_body.N=-1")
+    assert "upper_body.N" in err and "non-negative integer" in err
+
+
+def test_malformed_yaml(capsys, tmp_path, models_copy):
+    path = models_copy / "creatures" / "human.yaml"
+    path.write_text(path.read_text() + "\n  bad: [unclosed\n")
+    err = _run(capsys, tmp_path, "Human")
+    assert "human.yaml" in err and "malformed YAML" in err
+
+
+def test_inverted_range(capsys, tmp_path, models_copy):
+    _edit(models_copy / "templates" / "humanoid_legs.yaml",
+          "x: [-0.045, -0.015], z: [-0.02, 0.02]", "x: [-0.015, -0.045], z: [-0.02, 0.02]")
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "humanoid_legs.yaml" in err and "hamstrings" in err and ".x" in err
+    assert "inverted or empty range" in err
+
+
+def test_empty_range(capsys, tmp_path, models_copy):
+    _edit(models_copy / "templates" / "humanoid_legs.yaml",
+          "x: [-0.045, -0.015], z: [-0.02, 0.02]", "x: [-0.03, -0.03], z: [-0.02, 0.02]")
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "inverted or empty range" in err
+
+
+def test_default_outside_region(capsys, tmp_path, models_copy):
+    _edit(models_copy / "templates" / "humanoid_legs.yaml",
+          "x: [-0.045, -0.015], z: [-0.02, 0.02]", "x: [-0.01, 0.02], z: [-0.02, 0.02]")
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "hamstrings" in err and "outside its region" in err
+
+
+def test_muscle_on_missing_body(capsys, tmp_path, models_copy):
+    _edit(models_copy / "templates" / "humanoid_legs.yaml",
+          "- {body: lower_leg, at: [-0.03, -0.06, 0]", "- {body: shin, at: [-0.03, -0.06, 0]")
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "hamstrings" in err and "missing body 'shin'" in err and ".body" in err
+
+
+def test_unknown_creature_key(capsys, tmp_path, models_copy):
+    path = models_copy / "creatures" / "human.yaml"
+    path.write_text(path.read_text() + "colour: red\n")
+    err = _run(capsys, tmp_path, "Human")
+    assert "human.yaml: colour: unknown key" in err

@@ -1,0 +1,125 @@
+"""Every preset builds, loads in OpenSim 4.6 and validates; structure counts and moment-arm signs."""
+import numpy as np
+import pytest
+
+from musclewalk.model.meta import load_meta
+from musclewalk.model.template import load_creature
+from musclewalk.model.validate import validate_model
+from musclewalk.opensim_env import import_opensim
+
+PRESETS = ["HumanLegs", "Human", "Ostrich", "LongNeck", "LongLegs"]
+
+# documented structure (models/README.md): bodies incl. root, DOFs incl. 6 root DOFs, muscles
+STRUCTURE = {
+    "HumanLegs": (9, 22, 20),
+    "Human": (16, 39, 40),
+    "Ostrich": (20, 55, 64),     # N = T = 5: 9 + N + T + 1 bodies, 4 (N + 1) + 4 T + 20 muscles
+    "LongNeck": (18, 49, 56),    # N = 8, T = 0
+    "LongLegs": (20, 55, 64),
+}
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_preset_loads_with_documented_structure(built_models, name):
+    osim = import_opensim()
+    model = osim.Model(str(built_models[name]))
+    state = model.initSystem()
+    bodies, dofs, muscles = STRUCTURE[name]
+    assert model.getBodySet().getSize() == bodies
+    assert model.getCoordinateSet().getSize() == dofs
+    assert model.getMuscles().getSize() == muscles
+    forces = model.getForceSet()
+    muscle_classes = {forces.get(i).getConcreteClassName() for i in range(forces.getSize())
+                      if "Muscle" in forces.get(i).getConcreteClassName()}
+    assert muscle_classes == {"Millard2012EquilibriumMuscle"}
+    for i in range(model.getMuscles().getSize()):
+        path = model.getMuscles().get(i).getGeometryPath().getPathPointSet()
+        assert path.getSize() >= 2
+        assert all(path.get(k).getConcreteClassName() == "PathPoint" for k in range(path.getSize()))
+        mus = osim.Millard2012EquilibriumMuscle.safeDownCast(model.getMuscles().get(i))
+        assert mus.get_activation_time_constant() == pytest.approx(0.01)
+        assert mus.get_deactivation_time_constant() == pytest.approx(0.01)
+    # the creature stands on its contact spheres: lowest sphere touches the ground
+    lowest = []
+    geoms = model.getContactGeometrySet()
+    for i in range(geoms.getSize()):
+        sphere = osim.ContactSphere.safeDownCast(geoms.get(i))
+        if sphere:
+            p = sphere.getFrame().findStationLocationInGround(state, sphere.get_location())
+            lowest.append(p.get(1) - sphere.getRadius())
+    assert min(lowest) == pytest.approx(0.0, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_preset_validates(built_models, name):
+    report = validate_model(built_models[name], load_meta(built_models[name]))
+    assert report.ok, report.problems
+    assert all(0.9 < v < 1.1 for v in report.fiber_lengths.values())
+
+
+def test_human_mass_and_dimensions():
+    spec = load_creature("Human")
+    assert 70 <= spec.total_mass <= 80
+    # hip height = ankle height + lower + upper
+    assert spec.root_height == pytest.approx(0.075 + 0.4 + 0.4 + 0.07)
+
+
+def test_moment_arm_signs_match_function(built_models):
+    """A few muscles against anatomy, both sides (OpenSim's own moment arms)."""
+    osim = import_opensim()
+    model = osim.Model(str(built_models["Human"]))
+    state = model.initSystem()
+    cs = model.getCoordinateSet()
+
+    def arm(muscle, coord):
+        return model.getMuscles().get(muscle).computeMomentArm(state, cs.get(coord))
+
+    for side in "rl":
+        assert arm(f"hip_flexor_medial_{side}", f"hip_flexion_{side}") > 0.01
+        assert arm(f"hip_flexor_medial_{side}", f"hip_adduction_{side}") > 0.01
+        assert arm(f"hip_abductor_anterior_{side}", f"hip_adduction_{side}") < -0.01
+        assert arm(f"hamstrings_{side}", f"knee_angle_{side}") > 0.01
+        assert arm(f"vasti_{side}", f"knee_angle_{side}") < -0.01
+        assert arm(f"soleus_{side}", f"ankle_angle_{side}") < -0.01
+        assert arm(f"tibialis_anterior_{side}", f"ankle_angle_{side}") > 0.01
+    # mirrored muscles act identically on mirrored coordinates
+    for m in ("hip_abductor_posterior", "hamstrings", "gastrocnemius"):
+        for c in ("hip_flexion", "hip_adduction", "hip_rotation", "knee_angle", "ankle_angle"):
+            assert arm(f"{m}_r", f"{c}_r") == pytest.approx(arm(f"{m}_l", f"{c}_l"), abs=1e-9)
+    # spine muscles of a side bend the trunk to that side
+    assert arm("spine_posterior_lower_r", "lumbar_bending") > 0.01
+    assert arm("spine_posterior_lower_l", "lumbar_bending") < -0.01
+
+
+def test_meta_roles_and_delays(built_models):
+    meta = load_meta(built_models["Human"])
+    by_name = {m["name"]: m for m in meta["muscles"]}
+    assert set(by_name["vasti_r"]["roles"]) == {"knee", "knee_extensor"}
+    assert {"hip", "hip_extensor", "knee"} <= set(by_name["hamstrings_l"]["roles"])
+    assert {"ankle", "ankle_extensor", "knee"} <= set(by_name["gastrocnemius_r"]["roles"])
+    assert "head_chain" in by_name["spine_posterior_neck_r"]["roles"]
+    assert "arm" in by_name["elbow_flexor_l"]["roles"]
+    # paper §4.4 delays: foot 20 ms, lower leg 10 ms, others 5 ms
+    assert by_name["soleus_r"]["delay"] == 0.020
+    assert by_name["vasti_r"]["delay"] == 0.010
+    assert by_name["hip_flexor_medial_r"]["delay"] == 0.005
+    assert by_name["spine_anterior_neck_r"]["delay"] == 0.005
+    # the hamstrings span the hip (root -> upper leg) and the knee on one path segment
+    assert [s["joint"] for s in by_name["hamstrings_r"]["spans"]] == ["hip_r", "knee_r"]
+
+
+def test_ostrich_chain_muscles_share_a_type():
+    spec = load_creature("Ostrich")
+    types = {m.unique for m in spec.muscles if m.name.startswith(("neck", "tail"))}
+    assert types == {"neck_anterior", "neck_posterior", "tail_anterior", "tail_posterior"}
+    assert sum(m.unique == "neck_anterior" for m in spec.muscles) == 2 * (5 + 1)
+    assert sum(m.unique == "tail_posterior" for m in spec.muscles) == 2 * 5
+
+
+def test_overrides_change_dimensions():
+    base = load_creature("Human")
+    longer = load_creature("Human", {"legs.upper": "0.45"})
+    assert longer.root_height == pytest.approx(base.root_height + 0.05)
+    assert longer.body("upper_leg_r").mass > base.body("upper_leg_r").mass
+    no_tail = load_creature("Ostrich", {"upper_body.T": "0"})
+    assert not any(b.name.startswith("tail") for b in no_tail.bodies)
