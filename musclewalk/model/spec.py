@@ -86,6 +86,7 @@ class BodySpec:
     com: np.ndarray = field(default_factory=lambda: np.zeros(3))
     inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
     tilt: float = 0.0              # world sagittal angle in the base pose (rad)
+    min_inertia: float = 0.0       # floor on the principal moments of inertia (kg m^2)
 
 
 @dataclass

@@ -322,6 +322,7 @@ class _Expander:
             raise self.err(f"{key}.parent", f"unknown parent body '{parent}'", part.path)
         tilt = math.radians(self.num(part, entry.get("tilt", 0), f"{key}.tilt", extra))
         body = BodySpec(name, str(entry.get("role", "other")), parent, shapes, side=side, tilt=tilt)
+        body.min_inertia = self.num(part, entry.get("min_inertia", 0), f"{key}.min_inertia", extra)
         jdata = entry.get("joint")
         if not isinstance(jdata, dict):
             raise self.err(f"{key}.joint", "missing joint", part.path)
@@ -454,6 +455,13 @@ class _Expander:
         for m, s in zip(masses, body.shapes):
             d = s.center - com
             inertia += s.inertia_about_center(m) + m * (np.dot(d, d) * np.eye(3) - np.outer(d, d))
+        floor = getattr(body, "min_inertia", 0.0)
+        if floor > 0:
+            # numerical floor on the principal moments of small distal segments (documented in
+            # models/README.md): their tiny inertia against stiff contact friction would
+            # otherwise limit the integrator's step size
+            values, vectors = np.linalg.eigh(inertia)
+            inertia = vectors @ np.diag(np.maximum(values, floor)) @ vectors.T
         body.mass, body.com, body.inertia = mass, com, inertia
 
     def _root_height(self, parts) -> float:

@@ -1,0 +1,369 @@
+"""The complete §4 controller: FSM, target features, muscle-based JT feature control, excitation
+rules (eq 20-31) and neural delays.
+
+Excitation of muscle M at control step t (clipped to [0, 1] after summing):
+
+    u_M(t) = c_M(state_t) + lift_M(state_t) + fb_M(t - Δ_M)
+
+- c_M: constant excitation (eq 30-31) by the state of the leg on the muscle's side: const.stance in
+  {stance, lift_off}, const.swing in {swing, stance_preparation}. Arm, tail, head-chain and any other
+  muscle with side 'r' / 'l' follows that leg; a midline muscle (side None) gets the mean of the two
+  legs' values (c_stance when both legs are in stance/lift-off, c_swing when both swing, halfway
+  otherwise).
+- lift_M: eq 24-25 while the muscle's leg is in lift_off: +lift.hip for hip flexors, -lift.hip for hip
+  extensors (0 for hip muscles that are neither, or both), plus lift.knee (negative) for knee extensors.
+- fb_M: the feedback excitation, computed from the sensors and FSM state at step t and delivered
+  Δ_M later (per-muscle ring buffer, zeros at start):
+  * eq 21: stance leg's hip muscles, ã(Q̃_trunk, ω̃_trunk) over the stance hip (trunk on the parent
+    side). When both legs are in stance the trunk wrench is split equally between them.
+  * eq 22: head_chain muscles, ã(Q̃, ω̃, P̃, ṽ of the head) over all head_chain joints.
+  * eq 23: knee/ankle extensors of a leg in stance or lift_off, fplus * F_M / F_max.
+  * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
+  * eq 28: stance-preparation lower-leg target through the knee muscles.
+  * eq 29: swing and stance-preparation foot target through the ankle muscles.
+  Contributions of one muscle to several features are summed (a biarticular muscle gets each joint's
+  share τ̃_k / (m ||r_k||)). Negative feedback values are kept (they inhibit the constant part), only
+  the final sum is clipped.
+
+Constant and lift-off excitations are not delayed; the FSM itself uses undelayed sensors.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .delays import DelayLine
+from .fsm import STATE_NAMES, GaitStateMachine, LegState
+from .jacobian import feature_muscle_forces
+from .model import SIDE_INDEX, ControlModel
+from .params import controller_parameter_specs, validate_parameters
+from .rotations import few_facing_rotations, rot_z, rotation_log
+from .sensors import Sensors
+from .targets import (
+    foot_pitch, knee_flexion, trunk_angles, trunk_target_angles, upper_leg_angles,
+    upper_leg_target_angles,
+)
+
+# feature slots
+_TRUNK = (0, 1)  # trunk, through the right / left stance hip
+_UPPER = (2, 3)
+_LOWER = (4, 5)
+_FOOT = (6, 7)
+_HEAD = 8
+_N_SLOTS = 9
+# slot -> row of concat(facing-frame targets [trunk, upper r, upper l, foot r, foot l, head],
+#                       lower-leg targets [r, l])
+_TARGET_ORDER = np.array([0, 0, 1, 2, 6, 7, 3, 4, 5])
+# pair groups (joint kind x side)
+_GROUP_HIP = (0, 1)
+_GROUP_KNEE = (2, 3)
+_GROUP_ANKLE = (4, 5)
+_GROUP_HEAD = 6
+_GROUP_NONE = 7
+_N_GROUPS = 8
+
+_STANCE, _LIFT_OFF, _SWING, _PREP = (int(s) for s in LegState)
+
+
+def _evaluate(value, t: float) -> float:
+    return float(value(t)) if callable(value) else float(value)
+
+
+class _StateTables:
+    """Everything that depends only on the (right, left) leg states, per muscle / pair / slot."""
+
+    __slots__ = ("constant", "fplus", "pair_slot", "pair_weight", "kq", "kw", "n_stance")
+
+
+class Controller:
+    """Muscle-based locomotion controller of §4 for one creature.
+
+    speed: target forward speed ṽ_forward (m/s), heading: target heading ψ (rad, about +Y, positive =
+    left); each a float or a callable of time.
+    """
+
+    def __init__(
+        self,
+        control_model: ControlModel,
+        params: Mapping[str, float] | None = None,
+        speed: float | Callable[[float], float] = 1.0,
+        heading: float | Callable[[float], float] = 0.0,
+    ):
+        cm = control_model
+        self.model = cm
+        self.specs = controller_parameter_specs(cm)
+        self.params = validate_parameters(params or {}, self.specs)
+        self.speed = speed
+        self.heading = heading
+        p = self.params
+
+        g, L, M = cm.gravity, cm.leg_length, cm.total_mass
+        self._L = L
+        self._froude = math.sqrt(g * L)
+        torque_unit = M * g * L
+        rate_torque_unit = torque_unit * math.sqrt(L / g)
+
+        self._contact_threshold = p["fsm.contact_force"] * M * g
+        self._d_lift = p["fsm.d_lift"] * L
+        self._d_prep = p["fsm.d_prep"] * L
+
+        self._trunk_law = (p["trunk.theta0"], p["trunk.k_speed"], p["trunk.k_heading"])
+        self._upper_law = {
+            phase: (p[f"{phase}.theta0"], p[f"{phase}.kp_sagittal"], p[f"{phase}.kd_sagittal"],
+                    p["coronal.phi0"], p["coronal.kp"], p["coronal.kd"])
+            for phase in ("swing", "prep")
+        }
+        self._knee_relative = rot_z(-p["knee.theta"])
+        self._ankle_target = p["ankle.theta"]
+        self._head_pitch = cm.head_pitch0
+
+        self._gains = {
+            "trunk": (p["gain.trunk.kq"] * torque_unit, p["gain.trunk.kw"] * rate_torque_unit),
+            "swing": (p["gain.swing.kq"] * torque_unit, 0.0),
+            "prep": (p["gain.prep.kq"] * torque_unit, p["gain.prep.kw"] * rate_torque_unit),
+            "knee": (p["gain.knee.kq"] * torque_unit, 0.0),
+            "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
+        }
+        self._has_head = cm.has_head
+        if self._has_head:
+            self._gains["head"] = (p["gain.head.kq"] * torque_unit, p["gain.head.kw"] * rate_torque_unit)
+            self._kp_head = p["gain.head.kp"] * M * g / L
+            self._kv_head = p["gain.head.kv"] * M * g / self._froude
+
+        head = cm.head_body if cm.head_body is not None else cm.trunk_body
+        self._slot_body = np.array(
+            [cm.trunk_body, cm.trunk_body, *cm.upper_body, *cm.lower_body, *cm.foot_body, head], dtype=np.intp
+        )
+        self._upper_bodies = np.array(cm.upper_body, dtype=np.intp)
+
+        # per muscle
+        muscles = cm.muscles
+        self._side = np.array([SIDE_INDEX[m.side] for m in muscles], dtype=np.intp)
+        self._inv_fmax = 1.0 / np.array([m.fmax for m in muscles])
+        self._c_stance = np.array([p[f"const.stance.{m.unique}"] for m in muscles])
+        self._c_swing = np.array([p[f"const.swing.{m.unique}"] for m in muscles])
+        self._fplus = np.array([p.get(f"fplus.{m.unique}", 0.0) for m in muscles])
+        lift = np.zeros(len(muscles))
+        for i, m in enumerate(muscles):
+            if "hip" in m.roles:
+                lift[i] += p["lift.hip"] * (("hip_flexor" in m.roles) - ("hip_extensor" in m.roles))
+            if "knee_extensor" in m.roles:
+                lift[i] += p["lift.knee"]
+        self._lift = lift
+
+        # per pair
+        group_of_kind = {"hip": _GROUP_HIP, "knee": _GROUP_KNEE, "ankle": _GROUP_ANKLE}
+        groups = np.full(cm.n_pairs, _GROUP_NONE, dtype=np.intp)
+        for k, (m, j) in enumerate(zip(cm.pair_muscle.tolist(), cm.pair_joint.tolist())):
+            joint, roles = cm.joints[j], muscles[m].roles
+            if joint.kind in group_of_kind and joint.kind in roles:
+                groups[k] = group_of_kind[joint.kind][SIDE_INDEX[joint.side]]
+            elif joint.kind == "head_chain" and "head_chain" in roles and self._has_head:
+                groups[k] = _GROUP_HEAD
+        self._pair_group = groups
+        self._pair_muscle = cm.pair_muscle
+        self._pair_joint = cm.pair_joint
+        # eq 18-19 divisor per pair: m F_max
+        self._pair_inv_m_fmax = self._inv_fmax[cm.pair_muscle] / cm.n_spanned[cm.pair_muscle]
+        self._head_pairs = np.flatnonzero(groups == _GROUP_HEAD)
+        self._head_pair_joints = cm.pair_joint[self._head_pairs]
+
+        self._tables: dict = {}
+        self.fsm = GaitStateMachine()
+        self._delay = DelayLine(cm.delay_steps)
+        self.reset()
+
+    # ----------------------------------------------------------------------------------------------
+    def reset(self, initial_leg_states: Sequence = ("stance", "swing")) -> None:
+        """Start a new run; (right, left) states; the paper starts with the left leg in swing."""
+        self.fsm.reset(initial_leg_states)
+        self._delay.reset()
+        self._last: dict = {}
+        self._last_sensors: Sensors | None = None
+        self.feedback = np.zeros(self.model.n_muscles)
+        self.excitation = np.zeros(self.model.n_muscles)
+
+    @property
+    def leg_states(self) -> tuple:
+        return self.fsm.names
+
+    def _state_tables(self, states: tuple) -> _StateTables:
+        """Rule selection for a (right, left) state pair (§4.4), cached."""
+        tables = self._tables.get(states)
+        if tables is not None:
+            return tables
+        tables = _StateTables()
+        stance_like = np.array([states[0] <= _LIFT_OFF, states[1] <= _LIFT_OFF, False], dtype=float)
+        swing_like = 1.0 - stance_like
+        swing_like[2] = 0.5 * (swing_like[0] + swing_like[1])
+        lifting = np.array([states[0] == _LIFT_OFF, states[1] == _LIFT_OFF, False], dtype=float)
+        side = self._side
+        tables.constant = self._c_stance + (self._c_swing - self._c_stance) * swing_like[side] + self._lift * lifting[side]
+        tables.fplus = self._fplus * stance_like[side] * self._inv_fmax
+        tables.n_stance = (states[0] == _STANCE) + (states[1] == _STANCE)
+
+        kq, kw = np.zeros(_N_SLOTS), np.zeros(_N_SLOTS)
+        group_slot = np.full(_N_GROUPS, _HEAD, dtype=np.intp)
+        group_weight = np.zeros(_N_GROUPS)
+        trunk_share = 1.0 / max(tables.n_stance, 1)
+        for leg in (0, 1):
+            state = states[leg]
+            if state == _STANCE:
+                kq[_TRUNK[leg]], kw[_TRUNK[leg]] = (gain * trunk_share for gain in self._gains["trunk"])
+                group_slot[_GROUP_HIP[leg]] = _TRUNK[leg]
+                group_weight[_GROUP_HIP[leg]] = -1.0  # trunk on the parent side of the hip
+            elif state == _SWING or state == _PREP:
+                phase = "prep" if state == _PREP else "swing"
+                kq[_UPPER[leg]], kw[_UPPER[leg]] = self._gains[phase]
+                group_slot[_GROUP_HIP[leg]] = _UPPER[leg]
+                group_weight[_GROUP_HIP[leg]] = 1.0
+                kq[_FOOT[leg]], kw[_FOOT[leg]] = self._gains["ankle"]
+                group_slot[_GROUP_ANKLE[leg]] = _FOOT[leg]
+                group_weight[_GROUP_ANKLE[leg]] = 1.0
+                if state == _PREP:
+                    kq[_LOWER[leg]], kw[_LOWER[leg]] = self._gains["knee"]
+                    group_slot[_GROUP_KNEE[leg]] = _LOWER[leg]
+                    group_weight[_GROUP_KNEE[leg]] = 1.0
+        if self._has_head:
+            kq[_HEAD], kw[_HEAD] = self._gains["head"]
+            group_weight[_GROUP_HEAD] = 1.0
+        tables.kq, tables.kw = kq[:, None], kw[:, None]
+        tables.pair_slot = group_slot[self._pair_group]
+        tables.pair_weight = group_weight[self._pair_group] * self._pair_inv_m_fmax
+        self._tables[states] = tables
+        return tables
+
+    def step(self, sensors: Sensors) -> np.ndarray:
+        """Excitations (n_muscles,) in [0, 1] for this control step."""
+        cm = self.model
+        s = sensors
+        t = float(s.t)
+        target_speed = _evaluate(self.speed, t)
+        target_heading = _evaluate(self.heading, t)
+        R = s.body_R
+        R_trunk = R[cm.trunk_body]
+
+        # facing frame (scalar work in plain Python)
+        psi = math.atan2(-R_trunk[2, 0], R_trunk[0, 0])
+        cpsi, spsi = math.cos(psi), math.sin(psi)
+        (rx, _, rz), (lx, _, lz) = s.foot_pos.tolist()
+        cx, _, cz = s.com_pos.tolist()
+        vx, _, vz = s.com_vel.tolist()
+        d_forward = ((rx - cx) * cpsi - (rz - cz) * spsi, (lx - cx) * cpsi - (lz - cz) * spsi)
+        d_right = ((rx - cx) * spsi + (rz - cz) * cpsi, (lx - cx) * spsi + (lz - cz) * cpsi)
+        v_forward = vx * cpsi - vz * spsi
+        v_right = vx * spsi + vz * cpsi
+
+        # §4.1
+        grf = s.foot_grf
+        contact = (grf[0, 1] > self._contact_threshold, grf[1, 1] > self._contact_threshold)
+        states = tuple(self.fsm.update(contact, d_forward, self._d_lift, self._d_prep))
+        tables = self._state_tables(states)
+
+        # §4.2, dimensionless speeds / distances
+        fr, L = self._froude, self._L
+        lean, side_lean = trunk_target_angles(
+            *self._trunk_law, target_speed / fr, v_forward / fr, target_heading, psi
+        )
+        flexion = [0.0, 0.0]
+        abduction = [0.0, 0.0]
+        for leg in (0, 1):
+            other = 1 - leg
+            outward = 1.0 if leg == 0 else -1.0
+            flexion[leg], abduction[leg] = upper_leg_target_angles(
+                *self._upper_law["prep" if states[leg] == _PREP else "swing"],
+                -d_forward[other] / L, -outward * d_right[other] / L,
+                target_speed / fr, v_forward / fr, outward * v_right / fr,
+            )
+        ankle = self._ankle_target
+        facing_targets = few_facing_rotations(
+            (target_heading, target_heading, target_heading, psi, psi, target_heading),
+            (-lean, flexion[0], flexion[1], ankle, ankle, -self._head_pitch),
+            (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
+        )
+        lower_targets = R[self._upper_bodies] @ self._knee_relative
+        target_R = np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
+
+        # §4.3 eq 14-15 per slot
+        current_R = R[self._slot_body]
+        error = rotation_log(target_R @ current_R.transpose(0, 2, 1))
+        torque = tables.kq * error - tables.kw * s.body_omega[self._slot_body]
+
+        # eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain)
+        moment = torque[tables.pair_slot]
+        if self._has_head:
+            head = cm.head_body
+            target_head_pos = s.body_pos[cm.trunk_body] + R_trunk @ cm.head_offset
+            target_head_vel = np.array(
+                (target_speed * math.cos(target_heading), 0.0, -target_speed * math.sin(target_heading))
+            )
+            force = self._kp_head * (target_head_pos - s.body_pos[head]) + self._kv_head * (
+                target_head_vel - s.body_vel[head]
+            )
+            fx, fy, fz = force.tolist()
+            # d x F = d @ [F]x
+            cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
+            moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+        jt_activation = feature_muscle_forces(moment, s.pair_r, tables.pair_weight, self._pair_muscle, cm.n_muscles)
+
+        # §4.4
+        feedback = jt_activation + tables.fplus * s.muscle_force
+        delayed = self._delay.push(feedback)
+        excitation = np.minimum(np.maximum(tables.constant + delayed, 0.0), 1.0)
+
+        self.feedback = feedback
+        self.excitation = excitation
+        self._last_sensors = s
+        self._last = {
+            "t": t, "contact": contact, "d_forward": d_forward, "heading": psi,
+            "target_heading": target_heading, "target_speed": target_speed, "v_forward": v_forward,
+            "lean": lean, "side_lean": side_lean, "flexion": flexion, "abduction": abduction,
+            "n_stance": tables.n_stance,
+        }
+        return excitation
+
+    # ----------------------------------------------------------------------------------------------
+    def log_row(self) -> dict:
+        """Flat dict describing the last step (for controller.csv); empty before the first step.
+
+        d_S_* = (foot - COM) . forward in m (the FSM's d_S); angles in rad with the conventions of
+        `targets.py`; *_target = the value the controller aimed for at this step."""
+        last, s = self._last, self._last_sensors
+        if not last:
+            return {}
+        cm = self.model
+        states = self.fsm.states
+        _, lean, side_lean = trunk_angles(s.body_R[cm.trunk_body])
+        row = {
+            "t": last["t"],
+            "state_r": STATE_NAMES[states[0]],
+            "state_l": STATE_NAMES[states[1]],
+            "contact_r": bool(last["contact"][0]),
+            "contact_l": bool(last["contact"][1]),
+            "d_S_r": float(last["d_forward"][0]),
+            "d_S_l": float(last["d_forward"][1]),
+            "n_stance": int(last["n_stance"]),
+            "target_speed": last["target_speed"],
+            "com_forward_speed": float(last["v_forward"]),
+            "target_heading": last["target_heading"],
+            "trunk_heading": last["heading"],
+            "trunk_lean_target": last["lean"],
+            "trunk_lean": lean,
+            "trunk_side_lean_target": last["side_lean"],
+            "trunk_side_lean": side_lean,
+        }
+        for leg, tag in ((0, "r"), (1, "l")):
+            flex, abd = upper_leg_angles(s.body_R[cm.upper_body[leg]], leg)
+            row[f"hip_flexion_target_{tag}"] = last["flexion"][leg]
+            row[f"hip_flexion_{tag}"] = flex
+            row[f"hip_abduction_target_{tag}"] = last["abduction"][leg]
+            row[f"hip_abduction_{tag}"] = abd
+            row[f"knee_flexion_{tag}"] = knee_flexion(s.body_R[cm.upper_body[leg]], s.body_R[cm.lower_body[leg]])
+            row[f"foot_pitch_{tag}"] = foot_pitch(s.body_R[cm.foot_body[leg]])
+        row["knee_flexion_target"] = self.params["knee.theta"]
+        row["foot_pitch_target"] = self.params["ankle.theta"]
+        row["excitation_mean"] = float(self.excitation.mean())
+        return row

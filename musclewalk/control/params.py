@@ -1,0 +1,178 @@
+"""The controller's parameters (Table 1: state transition, target features, feedback control,
+constant excitations) as one flat, named, ordered list with defaults and bounds.
+
+Defaults are one common set for every creature, as in the paper (§6: "all parameters were initialized
+using a single set of values for all models"); only the target angles start from the model's base
+pose (§4.2). The paper does not publish its values: the defaults below are this project's rough
+estimates. Units are dimensionless (scaled by the creature) so the same numbers suit any size:
+L = leg_length, M = total_mass, g = gravity, speeds in sqrt(g L), times in sqrt(L/g).
+
+Gain scaling (§4.3, eq 14-15): kP = kp M g / L [N/m], kV = kv M g / sqrt(g L) [N s/m],
+kQ = kq M g L [N m/rad], kω = kw M g L sqrt(L/g) [N m s/rad].
+
+==========================  ==============  ==================  ==========================================
+name                        default         bounds              meaning
+==========================  ==============  ==================  ==========================================
+fsm.contact_force           0.05            [0.001, 0.5]        F_contact, body weights (§4.1)
+fsm.d_lift                  -0.3            [-1.0, 0.5]         lift-off when d_S < d_lift, leg lengths
+fsm.d_prep                  0.0             [-0.5, 1.0]         stance prep. when d_S > d_prep, leg lengths
+trunk.theta0                base pose       base -0.6 .. +0.8   trunk forward lean offset, rad (eq 10)
+trunk.k_speed               0.3             [0, 3]              lean per Froude speed error (eq 10)
+trunk.k_heading             0.2             [0, 2]              side lean per rad heading error (eq 11)
+swing.theta0                base + 0.4      base -0.5 .. +1.5   swing hip flexion offset, rad (eq 12)
+swing.kp_sagittal           0.5             [-2, 3]             per leg length of d_S (eq 12)
+swing.kd_sagittal           -0.5            [-3, 2]             per Froude speed error (eq 12)
+prep.theta0                 base + 0.3      base -0.5 .. +1.5   as swing.*, stance preparation (eq 12)
+prep.kp_sagittal            0.5             [-2, 3]
+prep.kd_sagittal            -0.5            [-3, 2]
+coronal.phi0                0.0             [-0.3, 0.5]         hip abduction offset, rad (eq 13)
+coronal.kp                  0.2             [-2, 3]             per leg length of d_C (eq 13)
+coronal.kd                  -0.5            [-3, 2]             per Froude speed of v_C (eq 13)
+knee.theta                  base pose       base -0.3 .. +1.5   prep knee flexion target, rad (§4.2)
+ankle.theta                 base pose       base -1.0 .. +1.0   swing/prep foot pitch (toes up), rad
+gain.trunk.kq / .kw         0.5 / 0.1       [0, 10] / [0, 5]    stance trunk feedback (eq 21)
+gain.head.kp / .kv          0.5 / 0.1       [0, 10] / [0, 5]    head position / velocity (eq 22)
+gain.head.kq / .kw          0.05 / 0.01     [0, 2] / [0, 1]     head orientation (eq 22)
+gain.swing.kq               0.1             [0, 5]              swing upper leg, no ω term (eq 26)
+gain.prep.kq / .kw          0.1 / 0.02      [0, 5] / [0, 2]     prep upper leg (eq 27)
+gain.knee.kq                0.05            [0, 2]              prep lower leg (eq 28)
+gain.ankle.kq               0.02            [0, 2]              swing/prep foot (eq 29)
+fplus.<unique>              1.0             [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
+lift.hip                    0.3             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
+lift.knee                   -0.3            [-1, 0]             c_lift_knee for knee extensors (eq 25)
+const.stance.<unique>       0.05            [0, 1]              constant in stance and lift-off (eq 30)
+const.swing.<unique>        0.05            [0, 1]              constant in swing and stance prep. (eq 31)
+==========================  ==============  ==================  ==========================================
+
+The sagittal/coronal kd defaults are negative because with the sign conventions of `targets.py`
+(d = COM - stance foot, positive = foot forward / outward) a negative kd places the swing foot further
+forward / outward when the COM is faster than the target or moving outward (SIMBICON's c_v > 0).
+Head gains exist only for models with a head and head_chain muscles; ``fplus.*`` only for unique
+muscles with a knee_extensor or ankle_extensor role.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+GROUPS = ("state_transition", "target_features", "feedback", "constant_excitation")
+
+
+@dataclass(frozen=True)
+class ParamSpec:
+    name: str
+    default: float
+    lower: float
+    upper: float
+    group: str
+    doc: str
+
+
+def controller_parameter_specs(control_model) -> list:
+    """All control parameters of ``control_model`` in a fixed order (groups in GROUPS order)."""
+    cm = control_model
+    specs: list = []
+
+    def add(name, default, lower, upper, group, doc):
+        specs.append(ParamSpec(name, float(default), float(lower), float(upper), group, doc))
+
+    st, tf, fb, ce = GROUPS
+    add("fsm.contact_force", 0.05, 0.001, 0.5, st, "F_contact: vertical GRF threshold for contact, body weights")
+    add("fsm.d_lift", -0.3, -1.0, 0.5, st, "lift-off when (foot - COM).forward < d_lift, leg lengths")
+    add("fsm.d_prep", 0.0, -0.5, 1.0, st, "stance preparation when (foot - COM).forward > d_prep, leg lengths")
+
+    t0, h0, k0, a0 = cm.trunk_pitch0, cm.upper_leg_pitch0, cm.knee0, cm.ankle0
+    add("trunk.theta0", t0, t0 - 0.6, t0 + 0.8, tf, "trunk forward-lean offset theta_trunk^0, rad (eq 10)")
+    add("trunk.k_speed", 0.3, 0.0, 3.0, tf, "k_v: forward lean per (target - COM) speed, rad per sqrt(gL) (eq 10)")
+    add("trunk.k_heading", 0.2, 0.0, 2.0, tf, "k_h: side lean toward the target heading per rad of heading error (eq 11)")
+    for phase, offset, doc in (("swing", 0.4, "swing"), ("prep", 0.3, "stance preparation")):
+        add(f"{phase}.theta0", h0 + offset, h0 - 0.5, h0 + 1.5, tf, f"{doc} hip-flexion offset theta_hip^0, rad (eq 12)")
+        add(f"{phase}.kp_sagittal", 0.5, -2.0, 3.0, tf, f"{doc} k_p^theta: rad per leg length of d_S = COM - stance foot (eq 12)")
+        add(f"{phase}.kd_sagittal", -0.5, -3.0, 2.0, tf, f"{doc} k_d^theta: rad per sqrt(gL) of (target speed - v_S) (eq 12)")
+    add("coronal.phi0", 0.0, -0.3, 0.5, tf, "hip-abduction offset phi_hip^0, rad (eq 13)")
+    add("coronal.kp", 0.2, -2.0, 3.0, tf, "k_p^phi: rad per leg length of d_C (outward) (eq 13)")
+    add("coronal.kd", -0.5, -3.0, 2.0, tf, "k_d^phi: rad per sqrt(gL) of outward COM speed v_C, enters as -k_d v_C (eq 13)")
+    add("knee.theta", k0, k0 - 0.3, k0 + 1.5, tf, "stance-preparation knee flexion target (lower vs upper leg), rad")
+    add("ankle.theta", a0, a0 - 1.0, a0 + 1.0, tf, "swing/preparation foot pitch target relative to ground (toes up), rad")
+
+    add("gain.trunk.kq", 0.5, 0.0, 10.0, fb, "stance trunk orientation gain, M g L per rad (eq 21)")
+    add("gain.trunk.kw", 0.1, 0.0, 5.0, fb, "stance trunk angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 21)")
+    if cm.has_head:
+        add("gain.head.kp", 0.5, 0.0, 10.0, fb, "head position gain, M g per leg length (eq 22)")
+        add("gain.head.kv", 0.1, 0.0, 5.0, fb, "head velocity gain, M g per sqrt(gL) (eq 22)")
+        add("gain.head.kq", 0.05, 0.0, 2.0, fb, "head orientation gain, M g L per rad (eq 22)")
+        add("gain.head.kw", 0.01, 0.0, 1.0, fb, "head angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 22)")
+    add("gain.swing.kq", 0.1, 0.0, 5.0, fb, "swing upper-leg orientation gain, M g L per rad (eq 26)")
+    add("gain.prep.kq", 0.1, 0.0, 5.0, fb, "stance-preparation upper-leg orientation gain, M g L per rad (eq 27)")
+    add("gain.prep.kw", 0.02, 0.0, 2.0, fb, "stance-preparation upper-leg angular-velocity gain (eq 27)")
+    add("gain.knee.kq", 0.05, 0.0, 2.0, fb, "stance-preparation lower-leg orientation gain, M g L per rad (eq 28)")
+    add("gain.ankle.kq", 0.02, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
+    uniques = cm.unique_names()
+    for unique in uniques:
+        roles = cm.unique_roles(unique)
+        if roles & {"knee_extensor", "ankle_extensor"}:
+            add(f"fplus.{unique}", 1.0, 0.0, 3.0, fb, f"positive force feedback gain of {unique}, per F_max (eq 23)")
+    add("lift.hip", 0.3, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
+    add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
+
+    for unique in uniques:
+        add(f"const.stance.{unique}", 0.05, 0.0, 1.0, ce, f"constant excitation of {unique} in stance and lift-off (eq 30)")
+    for unique in uniques:
+        add(f"const.swing.{unique}", 0.05, 0.0, 1.0, ce, f"constant excitation of {unique} in swing and stance preparation (eq 31)")
+    return specs
+
+
+def default_parameters(control_model) -> dict:
+    return {s.name: s.default for s in controller_parameter_specs(control_model)}
+
+
+def validate_parameters(params: Mapping[str, float], specs: list, strict: bool = False) -> dict:
+    """Return the complete parameter dict (spec order), missing names filled with defaults unless
+    ``strict``. ValueError naming the parameter for unknown names, missing names (strict),
+    non-finite or out-of-bounds values."""
+    by_name = {s.name: s for s in specs}
+    unknown = [name for name in params if name not in by_name]
+    if unknown:
+        raise ValueError(f"unknown controller parameter(s): {', '.join(sorted(unknown))}")
+    if strict:
+        missing = [s.name for s in specs if s.name not in params]
+        if missing:
+            raise ValueError(f"missing controller parameter(s): {', '.join(missing)}")
+    out = {}
+    for s in specs:
+        if s.name not in params:
+            out[s.name] = s.default
+            continue
+        try:
+            value = float(params[s.name])
+        except (TypeError, ValueError):
+            raise ValueError(f"controller parameter {s.name}: not a number ({params[s.name]!r})") from None
+        if not math.isfinite(value):
+            raise ValueError(f"controller parameter {s.name}: value {value} is not finite")
+        if not (s.lower <= value <= s.upper):
+            raise ValueError(f"controller parameter {s.name}: value {value:g} outside bounds [{s.lower:g}, {s.upper:g}]")
+        out[s.name] = value
+    return out
+
+
+def group_counts(specs: list) -> dict:
+    counts = {g: 0 for g in GROUPS}
+    for s in specs:
+        counts[s.group] += 1
+    return counts
+
+
+def format_group_counts(specs: list) -> str:
+    """E.g. 'state_transition 3, target_features 14, feedback 16, constant_excitation 20 (total 53)'."""
+    counts = group_counts(specs)
+    return ", ".join(f"{g} {n}" for g, n in counts.items()) + f" (total {sum(counts.values())})"
+
+
+def format_parameter_table(specs: list) -> str:
+    """One line per parameter: name, default, bounds, group."""
+    width = max(len(s.name) for s in specs)
+    return "\n".join(
+        f"{s.name:<{width}}  {s.default:>9.4g}  [{s.lower:.4g}, {s.upper:.4g}]  {s.group}" for s in specs
+    )

@@ -1,0 +1,244 @@
+"""Thin OpenSim adapter: the only code that talks to OpenSim while a creature is simulated.
+
+One model and one Manager per process, reused across runs (opensim-python notes §0): a
+PrescribedController with one Constant per muscle carries the excitations computed in Python,
+set between ``Manager.integrate`` calls (zero-order hold over the control interval);
+SemiExplicitEuler2 at accuracy 1e-3; storage and analyses off; logging quiet.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from ..model.osim import CONTROLLER_NAME, INITIAL_EXCITATION
+from ..opensim_env import import_opensim
+
+INTEGRATORS = {
+    "semi_explicit_euler2": "IntegratorMethod_SemiExplicitEuler2",
+    "runge_kutta_merson": "IntegratorMethod_RungeKuttaMerson",
+    "runge_kutta2": "IntegratorMethod_RungeKutta2",
+    "runge_kutta3": "IntegratorMethod_RungeKutta3",
+}
+PUSH_FORCE_NAME = "push"
+
+
+class EngineError(RuntimeError):
+    """The model cannot be simulated (unreadable, or missing expected components)."""
+
+
+@dataclass
+class RawSensors:
+    """Bulk reads of one control step, all numpy (world frame)."""
+    t: float
+    body_pos: np.ndarray     # (nb, 3) body frame origins
+    body_R: np.ndarray       # (nb, 3, 3) body -> world
+    body_vel: np.ndarray     # (nb, 3) origin velocities
+    body_omega: np.ndarray   # (nb, 3)
+    com_pos: np.ndarray
+    com_vel: np.ndarray
+    contact_force: np.ndarray  # (nc, 3) ground reaction on each contact sphere
+    muscle_force: np.ndarray   # (nm,) tendon forces
+
+
+def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
+    """Stack of rotation matrices R = Rx(a) Ry(b) Rz(c) from body-fixed XYZ angles (n, 3)."""
+    a, b, c = angles[:, 0], angles[:, 1], angles[:, 2]
+    ca, sa, cb, sb, cc, sc = np.cos(a), np.sin(a), np.cos(b), np.sin(b), np.cos(c), np.sin(c)
+    R = np.empty((len(angles), 3, 3))
+    R[:, 0, 0] = cb * cc
+    R[:, 0, 1] = -cb * sc
+    R[:, 0, 2] = sb
+    R[:, 1, 0] = ca * sc + sa * sb * cc
+    R[:, 1, 1] = ca * cc - sa * sb * sc
+    R[:, 1, 2] = -sa * cb
+    R[:, 2, 0] = sa * sc - ca * sb * cc
+    R[:, 2, 1] = sa * cc + ca * sb * sc
+    R[:, 2, 2] = ca * cb
+    return R
+
+
+class OpenSimEngine:
+    def __init__(self, osim_path, meta: Mapping, integrator: str = "semi_explicit_euler2",
+                 accuracy: float = 1e-3, push_body: str | None = None):
+        osim = import_opensim()
+        self.osim = osim
+        path = Path(osim_path)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: model file not found")
+        try:
+            model = osim.Model(str(path))
+        except Exception as exc:
+            raise EngineError(f"{path}: OpenSim cannot read the model: {exc}") from None
+        self.model, self.meta = model, meta
+        self.path = path
+        body_set = model.getBodySet()
+        names = [b["name"] for b in meta["bodies"]]
+        missing = [n for n in names if not body_set.contains(n)]
+        if missing:
+            raise EngineError(f"{path}: bodies {missing} of the metadata are not in the model")
+        # external push on the trunk: a PrescribedForce whose Constant components we set
+        self.push_body = push_body or meta["features"].get("trunk", meta["root"])
+        push = osim.PrescribedForce(PUSH_FORCE_NAME, body_set.get(self.push_body))
+        push.setForceFunctions(osim.Constant(0.0), osim.Constant(0.0), osim.Constant(0.0))
+        push.setPointIsInGlobalFrame(False)
+        push.setForceIsInGlobalFrame(True)
+        model.addForce(push)
+        try:
+            self.state0 = model.initSystem()
+        except Exception as exc:
+            raise EngineError(f"{path}: OpenSim cannot initialize the model: {exc}") from None
+
+        self.bodies = [body_set.get(n) for n in names]
+        self.body_index = {n: i for i, n in enumerate(names)}
+        muscle_set = model.getMuscles()
+        mnames = [m["name"] for m in meta["muscles"]]
+        missing = [n for n in mnames if not muscle_set.contains(n)]
+        if missing:
+            raise EngineError(f"{path}: muscles {missing} of the metadata are not in the model")
+        self.muscles = [muscle_set.get(n) for n in mnames]
+        # Constant handles only after initSystem (they are re-cloned by it)
+        controllers = model.getControllerSet()
+        if not controllers.contains(CONTROLLER_NAME):
+            raise EngineError(f"{path}: no PrescribedController '{CONTROLLER_NAME}'")
+        pc = osim.PrescribedController.safeDownCast(controllers.get(CONTROLLER_NAME))
+        functions = pc.get_ControlFunctions()
+        if functions.getSize() != len(mnames):
+            raise EngineError(f"{path}: controller has {functions.getSize()} control functions "
+                              f"for {len(mnames)} muscles")
+        # the functions follow the controller's actuator list, written in metadata order
+        self.constants = [osim.Constant.safeDownCast(functions.get(i)) for i in range(len(mnames))]
+        forces = model.getForceSet()
+        push_f = osim.PrescribedForce.safeDownCast(forces.get(PUSH_FORCE_NAME))
+        self._push_constants = self._prescribed_constants(push_f)
+        self.contacts = []
+        for c in meta["contacts"]:
+            f = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(f"contact_{c['name']}"))
+            if f is None:
+                raise EngineError(f"{path}: contact force 'contact_{c['name']}' not found")
+            self.contacts.append(f)
+        self.contact_body = np.array([self.body_index[c["body"]] for c in meta["contacts"]])
+        self.contact_local = np.array([c["location"] for c in meta["contacts"]], float)
+        self.contact_radius = np.array([c["radius"] for c in meta["contacts"]], float)
+        self.contact_foot = np.array([{"r": 0, "l": 1}.get(c["foot"], -1) for c in meta["contacts"]])
+        self.coordinates = [model.getCoordinateSet().get(i)
+                            for i in range(model.getCoordinateSet().getSize())]
+        self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
+
+        self.manager = osim.Manager(model)
+        if integrator not in INTEGRATORS:
+            raise ValueError(f"unknown integrator {integrator!r} (known: {', '.join(INTEGRATORS)})")
+        self.manager.setIntegratorMethod(getattr(osim.Manager, INTEGRATORS[integrator]))
+        self.manager.setIntegratorAccuracy(accuracy)
+        self.manager.setWriteToStorage(False)
+        self.manager.setPerformAnalyses(False)
+        self.state = None
+
+    @staticmethod
+    def _prescribed_constants(force):
+        """The three Constant force components of the push PrescribedForce (after initSystem)."""
+        osim = import_opensim()
+        functions = force.getForceFunctions()
+        return [osim.Constant.safeDownCast(functions.get(i)) for i in range(3)]
+
+    # ------------------------------------------------------------------ state set-up
+    def initial_state(self, coordinates: Mapping[str, float], speeds: Mapping[str, float],
+                      ground_clearance: float = 0.0):
+        """A copy of the default state with coordinate values (rad / m) and speeds set, the
+        root lowered or raised so that the lowest contact sphere touches the ground."""
+        osim = self.osim
+        s = osim.State(self.state0)
+        for name, value in coordinates.items():
+            self._coord(name).setValue(s, float(value), False)
+        for name, value in speeds.items():
+            self._coord(name).setSpeedValue(s, float(value))
+        self.model.realizePosition(s)
+        pos, R = self._poses(s)
+        world = pos[self.contact_body] + np.einsum("nij,nj->ni", R[self.contact_body], self.contact_local)
+        lowest = float(np.min(world[:, 1] - self.contact_radius))
+        ty = self._coord("root_ty")
+        ty.setValue(s, ty.getValue(s) - lowest + ground_clearance, False)
+        self.model.realizeVelocity(s)
+        return s
+
+    def _coord(self, name):
+        if name not in self.coordinate_index:
+            raise KeyError(f"{self.path}: no coordinate '{name}'")
+        return self.coordinates[self.coordinate_index[name]]
+
+    def _poses(self, s):
+        pos = np.array([b.getTransformInGround(s).p().to_numpy() for b in self.bodies])
+        xyz = np.array([b.getTransformInGround(s).R().convertRotationToBodyFixedXYZ().to_numpy()
+                        for b in self.bodies])
+        return pos, rotations_from_xyz(xyz)
+
+    # ------------------------------------------------------------------ stepping
+    def start(self, state, excitations: np.ndarray) -> None:
+        """Begin a run from ``state`` (copied) with the t=0 excitations set first."""
+        s = self.osim.State(state)
+        s.setTime(0.0)
+        self.state = None
+        self.set_excitations(excitations)
+        self.set_push(np.zeros(3))
+        for m in self.muscles:
+            m.setActivation(s, INITIAL_EXCITATION)
+        self.model.equilibrateMuscles(s)
+        self.model.realizeVelocity(s)
+        self.manager.initialize(s)
+        self.state = s
+
+    def set_excitations(self, u: np.ndarray) -> None:
+        """Excitations for the next interval. Call after reading the sensors: it invalidates the
+        state's cached controls (notes §4.2), which drops the state below Position stage."""
+        for c, v in zip(self.constants, u):
+            c.setValue(float(v))
+        if self.state is not None:
+            self.state.setTime(self.state.getTime())
+
+    def set_push(self, force: np.ndarray) -> None:
+        for c, v in zip(self._push_constants, force):
+            if c is not None:
+                c.setValue(float(v))
+
+    def advance(self, t_next: float) -> bool:
+        """Integrate to ``t_next``; False when the integrator failed or time did not advance."""
+        try:
+            s = self.manager.integrate(t_next)
+        except RuntimeError:
+            return False
+        if s.getTime() < t_next - 1e-9:
+            return False
+        self.state = s
+        return True
+
+    def read(self) -> RawSensors:
+        s = self.state
+        bodies = self.bodies
+        pos = np.empty((len(bodies), 3))
+        xyz = np.empty((len(bodies), 3))
+        vel = np.empty((len(bodies), 3))
+        omega = np.empty((len(bodies), 3))
+        for i, b in enumerate(bodies):
+            X = b.getTransformInGround(s)
+            pos[i] = X.p().to_numpy()
+            xyz[i] = X.R().convertRotationToBodyFixedXYZ().to_numpy()
+            V = b.getVelocityInGround(s)
+            omega[i] = V.get(0).to_numpy()
+            vel[i] = V.get(1).to_numpy()
+        contact = np.array([c.getSphereForce(s).get(1).to_numpy() for c in self.contacts])
+        forces = np.array([m.getTendonForce(s) for m in self.muscles])
+        return RawSensors(
+            t=s.getTime(), body_pos=pos, body_R=rotations_from_xyz(xyz), body_vel=vel,
+            body_omega=omega, com_pos=self.model.calcMassCenterPosition(s).to_numpy(),
+            com_vel=self.model.calcMassCenterVelocity(s).to_numpy(), contact_force=contact,
+            muscle_force=forces)
+
+    def state_values(self) -> np.ndarray:
+        return self.model.getStateVariableValues(self.state).to_numpy()
+
+    def state_names(self) -> list[str]:
+        names = self.model.getStateVariableNames()
+        return [names.get(i) for i in range(names.getSize())]

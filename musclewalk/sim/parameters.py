@@ -1,0 +1,64 @@
+"""Simulation parameter files (``--params P.json``): controller parameters and initial-state
+parameters by name. Accepted layouts: ``{"controller": {...}, "initial_state": {...}}``, a flat
+``{name: value}``, or an optimizer's ``best.json`` (same keys under ``"parameters"``)."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Mapping
+
+from ..control.params import controller_parameter_specs
+from .scenario import INITIAL_STATE_SPECS
+
+
+class ParameterError(ValueError):
+    pass
+
+
+def split_parameters(values: Mapping[str, float], control_model, source: str = "parameters"):
+    """(controller params, initial-state params); unknown, NaN or out-of-bounds values raise."""
+    specs = {s.name: s for s in controller_parameter_specs(control_model)}
+    init_specs = {s.name: s for s in INITIAL_STATE_SPECS}
+    controller, initial = {}, {}
+    for name, value in values.items():
+        spec = specs.get(name) or init_specs.get(name)
+        if spec is None:
+            raise ParameterError(f"{source}: {name}: unknown parameter")
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{source}: {name}: expected a number, got {value!r}") from None
+        if not math.isfinite(x):
+            raise ParameterError(f"{source}: {name}: value is not finite")
+        if not spec.lower <= x <= spec.upper:
+            raise ParameterError(f"{source}: {name}: {x:g} is outside [{spec.lower:g}, {spec.upper:g}]")
+        (controller if name in specs else initial)[name] = x
+    return controller, initial
+
+
+def load_parameter_file(path) -> dict[str, float]:
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: parameter file not found") from None
+    except json.JSONDecodeError as exc:
+        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ParameterError(f"{path}: expected a JSON object")
+    if "parameters" in data and isinstance(data["parameters"], dict):
+        data = data["parameters"]
+    flat = {}
+    data = dict(data)
+    data.pop("model", None)          # routing/properties/passive gains live in the .osim itself
+    for key in ("controller", "initial_state"):
+        if key in data:
+            if not isinstance(data[key], dict):
+                raise ParameterError(f"{path}: {key}: expected an object")
+            flat.update(data.pop(key))
+    for key, value in data.items():
+        if isinstance(value, dict):
+            raise ParameterError(f"{path}: {key}: unexpected section")
+        flat[key] = value
+    return flat

@@ -1,0 +1,169 @@
+"""The simulation loop: engine + controller + termination rules, one control interval at a
+time, optionally recording everything the output files need."""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..control.controller import Controller
+from ..model.meta import load_meta
+from .bridge import SensorBridge, control_model_from_meta
+from .engine import OpenSimEngine
+from .parameters import split_parameters
+from .scenario import Scenario, initial_coordinates
+from .termination import TerminationRules
+
+
+@dataclass
+class Recording:
+    time: list = field(default_factory=list)
+    states: list = field(default_factory=list)
+    excitation: list = field(default_factory=list)
+    muscle_force: list = field(default_factory=list)
+    foot_force: list = field(default_factory=list)     # (2, 3) per step
+    foot_cop: list = field(default_factory=list)       # (2, 3) per step
+    controller: list = field(default_factory=list)
+    com: list = field(default_factory=list)
+
+
+@dataclass
+class SimulationResult:
+    simulated_time: float
+    terminated: bool
+    reason: str | None
+    steps: int
+    wall_time: float
+    timing: dict
+    initial_com: np.ndarray
+    final_com: np.ndarray
+    recording: Recording | None = None
+
+    def summary(self, scenario: Scenario) -> dict:
+        distance = float(self.final_com[0] - self.initial_com[0])
+        return {
+            "simulated_time": self.simulated_time,
+            "duration": scenario.duration,
+            "terminated": self.terminated,
+            "termination_reason": self.reason,
+            "termination_time": self.simulated_time if self.terminated else None,
+            "distance": distance,
+            "displacement": float(np.linalg.norm((self.final_com - self.initial_com)[[0, 2]])),
+            "mean_forward_speed": distance / self.simulated_time if self.simulated_time > 0 else 0.0,
+            "target_speed": scenario.speed,
+            "control_interval": scenario.control_interval,
+            "steps": self.steps,
+            "wall_time": self.wall_time,
+            "wall_per_simulated_second": self.wall_time / max(self.simulated_time, 1e-9),
+        }
+
+
+class Simulator:
+    """One creature in one process: model, Manager, controller description and sensor bridge
+    are built once and reused for every run."""
+
+    def __init__(self, osim_path, meta: Mapping | None = None, control_interval: float = 0.005,
+                 integrator: str = "semi_explicit_euler2", accuracy: float = 1e-3):
+        self.meta = meta if meta is not None else load_meta(osim_path)
+        self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy)
+        self.control_model = control_model_from_meta(self.meta, control_interval)
+        self.bridge = SensorBridge(self.meta, self.engine)
+        trunk = self.meta["features"].get("trunk", self.meta["root"])
+        self.rules = TerminationRules(self.meta, self.engine.body_index, trunk)
+        self.control_interval = control_interval
+
+    def split(self, params: Mapping[str, float] | None, source="parameters"):
+        return split_parameters(params or {}, self.control_model, source)
+
+    def run(self, scenario: Scenario, params: Mapping[str, float] | None = None,
+            record: bool = False, observers: Sequence[Callable] = ()) -> SimulationResult:
+        """Simulate ``scenario``. ``observers`` are called each control step with
+        (sensors, excitation, engine); the run ends at the duration or when a termination rule
+        fires (the reason is reported, never raised)."""
+        scenario.validate()
+        if abs(scenario.control_interval - self.control_interval) > 1e-12:
+            raise ValueError("scenario control interval differs from the simulator's")
+        controller_params, init_params = self.split(params)
+        engine, bridge = self.engine, self.bridge
+        controller = Controller(self.control_model, controller_params, speed=scenario.speed,
+                                heading=scenario.heading)
+        coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta["leg_length"])
+        state = engine.initial_state(coords, speeds)
+        wall0 = time.perf_counter()
+        engine.start(state, np.full(len(self.meta["muscles"]), 0.02))
+        raw = engine.read()
+        sensors = bridge.sensors(raw)
+        initial_com = raw.com_pos.copy()
+        self.rules.reset(raw.com_pos[1])
+        rec = Recording() if record else None
+        timing = {"integrate": 0.0, "sensors": 0.0, "controller": 0.0, "actuate": 0.0}
+        dt = scenario.control_interval
+        n_steps = int(round(scenario.duration / dt))
+        reason, k = None, 0
+        t = 0.0
+        while True:
+            c0 = time.perf_counter()
+            u = controller.step(sensors)
+            c1 = time.perf_counter()
+            engine.set_excitations(u)
+            engine.set_push(scenario.push_at(t))
+            c2 = time.perf_counter()
+            timing["controller"] += c1 - c0
+            timing["actuate"] += c2 - c1
+            if rec is not None:
+                self._record(rec, raw, sensors, u, controller)
+            for obs in observers:
+                obs(sensors, u, engine)
+            if k >= n_steps:
+                break
+            ok = engine.advance((k + 1) * dt)
+            c3 = time.perf_counter()
+            timing["integrate"] += c3 - c2
+            if not ok:
+                reason = "integrator_failure"
+                break
+            k += 1
+            t = k * dt
+            raw = engine.read()
+            if not (np.all(np.isfinite(raw.body_pos)) and np.all(np.isfinite(raw.com_vel))):
+                reason = "nan_state"
+                break
+            sensors = bridge.sensors(raw)
+            timing["sensors"] += time.perf_counter() - c3
+            if scenario.terminate:
+                reason = self.rules.check(sensors, scenario.heading_at(t))
+                if reason:
+                    if rec is not None:
+                        controller.step(sensors)
+                        self._record(rec, raw, sensors, controller.excitation, controller)
+                    break
+        wall = time.perf_counter() - wall0
+        return SimulationResult(
+            simulated_time=k * dt, terminated=reason is not None, reason=reason, steps=k,
+            wall_time=wall, timing=timing, initial_com=initial_com,
+            final_com=raw.com_pos.copy() if np.all(np.isfinite(raw.com_pos)) else initial_com,
+            recording=rec)
+
+    def _record(self, rec: Recording, raw, sensors, u, controller) -> None:
+        engine = self.engine
+        rec.time.append(raw.t)
+        rec.states.append(engine.state_values() if engine.state is not None else None)
+        rec.excitation.append(np.array(u, float))
+        rec.muscle_force.append(raw.muscle_force.copy())
+        points = self.bridge.contact_points(raw)
+        forces, cops = np.zeros((2, 3)), np.zeros((2, 3))
+        for foot in (0, 1):
+            mask = self.bridge.contact_foot == foot
+            f = raw.contact_force[mask]
+            forces[foot] = f.sum(axis=0)
+            w = np.clip(f[:, 1], 0.0, None)
+            cops[foot] = (w @ points[mask]) / w.sum() if w.sum() > 1e-9 else points[mask].mean(axis=0)
+        cops[:, 1] = np.where(np.abs(forces[:, 1]) > 0, cops[:, 1], 0.0)
+        rec.foot_force.append(forces)
+        rec.foot_cop.append(cops)
+        rec.controller.append(controller.log_row())
+        rec.com.append(raw.com_pos.copy())

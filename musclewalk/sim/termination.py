@@ -1,0 +1,66 @@
+"""Early termination rules of §5, tested every control step: COM height below 0.9 x its initial
+height, trunk heading more than 45 degrees off the target, self-collision of the legs, and leg
+crossing (the coronal positions of the feet reversed)."""
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+import numpy as np
+
+COM_HEIGHT_FACTOR = 0.9
+MAX_HEADING_ERROR = math.radians(45.0)
+# the paper does not define self-collision for capsule legs; here: the closest distance between
+# a lower-leg or foot segment of one leg and one of the other leg below this clearance (m)
+LEG_CLEARANCE = 0.04
+
+
+def segment_distance(p0, p1, q0, q1) -> float:
+    """Closest distance between segments p0-p1 and q0-q1."""
+    d1, d2, r = p1 - p0, q1 - q0, p0 - q0
+    a, e, f = d1 @ d1, d2 @ d2, d2 @ r
+    c, b = d1 @ r, d1 @ d2
+    denom = a * e - b * b
+    s = np.clip((b * f - c * e) / denom, 0.0, 1.0) if denom > 1e-12 else 0.0
+    t = (b * s + f) / e if e > 1e-12 else 0.0
+    if t < 0.0:
+        t, s = 0.0, np.clip(-c / a, 0.0, 1.0) if a > 1e-12 else 0.0
+    elif t > 1.0:
+        t, s = 1.0, np.clip((b - c) / a, 0.0, 1.0) if a > 1e-12 else 0.0
+    return float(np.linalg.norm((p0 + d1 * s) - (q0 + d2 * t)))
+
+
+class TerminationRules:
+    def __init__(self, meta: Mapping, body_index: Mapping[str, int], trunk: str):
+        legs = meta["features"]["legs"]
+        joints_by_child = {j["child"]: j for j in meta["joints"]}
+        # leg segments as (start body, end body): lower leg knee->ankle, foot ankle->toe joint
+        self.segments = {}
+        for side in "rl":
+            lower, foot, toe = (legs[side][k] for k in ("lower", "foot", "toe"))
+            self.segments[side] = [(body_index[lower], body_index[foot]),
+                                   (body_index[foot], body_index[toe])]
+        self.trunk = body_index[trunk]
+        self.initial_com_height = None
+
+    def reset(self, com_height: float) -> None:
+        self.initial_com_height = com_height
+
+    def check(self, sensors, target_heading: float) -> str | None:
+        """Name of the first rule that fires, or None."""
+        if sensors.com_pos[1] < COM_HEIGHT_FACTOR * self.initial_com_height:
+            return "com_height"
+        R = sensors.body_R[self.trunk]
+        heading = math.atan2(-R[2, 0], R[0, 0])
+        error = (target_heading - heading + math.pi) % (2 * math.pi) - math.pi
+        if abs(error) > MAX_HEADING_ERROR:
+            return "heading"
+        right = math.sin(heading) * sensors.foot_pos[:, 0] + math.cos(heading) * sensors.foot_pos[:, 2]
+        if right[0] < right[1]:
+            return "leg_crossing"
+        pos = sensors.body_pos
+        for a0, a1 in self.segments["r"]:
+            for b0, b1 in self.segments["l"]:
+                if segment_distance(pos[a0], pos[a1], pos[b0], pos[b1]) < LEG_CLEARANCE:
+                    return "self_collision"
+        return None

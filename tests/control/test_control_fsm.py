@@ -1,0 +1,95 @@
+import math
+
+import numpy as np
+import pytest
+
+from musclewalk.control import Controller, LegState, next_leg_states
+from musclewalk.control.rotations import facing_rotations
+
+from control_synth import LEG_LENGTH, MASS, base_sensors
+
+ST, LO, SW, PR = LegState.STANCE, LegState.LIFT_OFF, LegState.SWING, LegState.STANCE_PREPARATION
+D_LIFT, D_PREP = -0.3, 0.0
+
+
+def test_rear_leg_lifts_off_at_dual_stance():
+    # left lands in front (prep -> stance); the right leg, behind, lifts off in the same step
+    assert next_leg_states([ST, PR], [True, True], [-0.2, 0.2], D_LIFT, D_PREP) == [LO, ST]
+    # the front stance leg stays
+    assert next_leg_states([ST, ST], [True, True], [0.1, -0.1], D_LIFT, D_PREP) == [ST, LO]
+
+
+def test_stance_lifts_off_when_foot_far_behind():
+    assert next_leg_states([ST, SW], [True, False], [-0.29, -0.1], D_LIFT, D_PREP) == [ST, SW]
+    assert next_leg_states([ST, SW], [True, False], [-0.31, -0.1], D_LIFT, D_PREP) == [LO, SW]
+
+
+def test_lift_off_to_swing_on_contact_loss_only():
+    assert next_leg_states([LO, ST], [True, True], [-0.4, 0.1], D_LIFT, D_PREP) == [LO, ST]
+    assert next_leg_states([LO, ST], [False, True], [-0.4, 0.1], D_LIFT, D_PREP) == [SW, ST]
+
+
+def test_swing_to_preparation_when_foot_ahead_and_contact_ignored_in_swing():
+    assert next_leg_states([SW, ST], [False, True], [-0.05, 0.0], D_LIFT, D_PREP) == [SW, ST]
+    assert next_leg_states([SW, ST], [True, True], [-0.05, 0.0], D_LIFT, D_PREP) == [SW, ST]
+    assert next_leg_states([SW, ST], [False, True], [0.05, 0.0], D_LIFT, D_PREP) == [PR, ST]
+
+
+def test_preparation_to_stance_on_contact():
+    assert next_leg_states([PR, ST], [False, True], [0.3, -0.1], D_LIFT, D_PREP) == [PR, ST]
+    assert next_leg_states([PR, ST], [True, True], [0.3, -0.1], D_LIFT, D_PREP)[0] == ST
+
+
+def _sensors(creature, t, foot_x, contact, com_x=0.0, grf=MASS * 9.81):
+    s = base_sensors(creature, t=t)
+    s.foot_pos[:, 0] = foot_x
+    s.com_pos[0] = com_x
+    s.foot_grf[:, 1] = [grf if c else 0.0 for c in contact]
+    return s
+
+
+def test_full_cycle_through_controller(creature):
+    """A synthetic walking step sequence drives both legs round the cycle."""
+    ctrl = Controller(creature.model, speed=1.0)
+    assert ctrl.leg_states == ("stance", "swing")
+    L = LEG_LENGTH
+    seq = [
+        # (right foot x, left foot x, contact r, l, expected states)
+        ((0.0, -0.2 * L), (True, False), ("stance", "swing")),
+        ((0.0, 0.05 * L), (True, False), ("stance", "stance_preparation")),
+        ((0.0, 0.1 * L), (True, False), ("stance", "stance_preparation")),
+        ((-0.1 * L, 0.2 * L), (True, True), ("lift_off", "stance")),
+        ((-0.1 * L, 0.2 * L), (True, True), ("lift_off", "stance")),
+        ((-0.1 * L, 0.2 * L), (False, True), ("swing", "stance")),
+        ((0.05 * L, 0.0), (False, True), ("stance_preparation", "stance")),
+        ((0.3 * L, -0.1 * L), (True, True), ("stance", "lift_off")),
+        ((0.3 * L, -0.1 * L), (True, False), ("stance", "swing")),
+    ]
+    for k, (feet, contact, expected) in enumerate(seq):
+        ctrl.step(_sensors(creature, k * 0.001, np.array(feet), contact))
+        assert ctrl.leg_states == expected, f"step {k}"
+        row = ctrl.log_row()
+        assert (row["state_r"], row["state_l"]) == expected
+
+
+def test_d_lift_path_and_contact_threshold(creature):
+    ctrl = Controller(creature.model, params={"fsm.contact_force": 0.1, "fsm.d_lift": -0.3})
+    ctrl.reset(("stance", "stance_preparation"))
+    # left foot touches with 5 % body weight: below the 10 % threshold, so no contact
+    ctrl.step(_sensors(creature, 0.0, np.array([0.0, 0.2]), (True, True), grf=0.05 * MASS * 9.81))
+    assert ctrl.leg_states == ("stance", "stance_preparation")
+    # right foot 0.35 L behind the COM: lift-off by d_lift alone
+    ctrl.step(_sensors(creature, 0.001, np.array([-0.35 * LEG_LENGTH, 0.2]), (True, False)))
+    assert ctrl.leg_states == ("lift_off", "stance_preparation")
+
+
+def test_d_s_is_measured_along_the_facing_direction(creature):
+    """Trunk turned 90 deg left faces -Z: a foot at smaller z is ahead of the COM."""
+    ctrl = Controller(creature.model)
+    s = _sensors(creature, 0.0, np.array([0.0, 0.0]), (True, False))
+    s.body_R[0] = facing_rotations(math.pi / 2, 0.0, 0.0)[0]
+    s.foot_pos[1] = [0.0, 0.0, -0.2]  # ahead along -Z
+    ctrl.step(s)
+    assert ctrl.leg_states == ("stance", "stance_preparation")
+    assert ctrl.log_row()["d_S_l"] == pytest.approx(0.2)
+    assert ctrl.log_row()["trunk_heading"] == pytest.approx(math.pi / 2)
