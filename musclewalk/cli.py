@@ -58,6 +58,46 @@ def _cmd_info(args):
             print(f"  {m['name']:28s} delay {m['delay'] * 1000:4.0f} ms  roles {','.join(m['roles'])}")
 
 
+def _cmd_simulate(args):
+    import json
+    import math
+    from .sim.outputs import write_outputs
+    from .sim.parameters import load_parameter_file
+    from .sim.runner import Simulator
+    from .sim.scenario import HeadingPath, Push, Scenario, random_pushes
+    if args.duration <= 0:
+        raise UsageError(f"--duration: must be positive, got {args.duration}")
+    if args.speed <= 0:
+        raise UsageError(f"--speed: must be positive, got {args.speed}")
+    params = load_parameter_file(args.params) if args.params else {}
+    pushes = []
+    for spec in args.push:
+        try:
+            start, fx, fz = (float(v) for v in spec.split(","))
+        except ValueError:
+            raise UsageError(f"--push: expected START,FX,FZ (s, N, N), got {spec!r}") from None
+        pushes.append(Push(start, (fx, 0.0, fz)))
+    if args.random_pushes:
+        pushes += random_pushes(args.random_pushes, args.push_magnitude, args.seed)
+    heading = HeadingPath(initial=math.radians(args.heading), turn_rate=math.radians(args.turn_rate),
+                          seed=args.seed, duration=args.duration)
+    scenario = Scenario(speed=args.speed, duration=args.duration, heading=heading, pushes=pushes,
+                        control_interval=args.control_interval, terminate=not args.no_terminate)
+    scenario.validate()
+    sim = Simulator(args.model, control_interval=args.control_interval)
+    sim.split(params, source=str(args.params))       # bad parameters fail before simulating
+    result = sim.run(scenario, params, record=True)
+    write_outputs(args.out, sim, result, scenario,
+                  {"parameters": str(args.params) if args.params else "defaults",
+                   "pushes": [p.__dict__ for p in pushes], "heading_deg": args.heading,
+                   "turn_rate_deg_s": args.turn_rate, "seed": args.seed})
+    s = result.summary(scenario)
+    end = (f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
+           if s["terminated"] else f"ran the full {s['simulated_time']:.2f} s")
+    print(f"{sim.meta['creature']}: {end}; distance {s['distance']:.2f} m, mean forward speed "
+          f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {args.out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="musclewalk", description=__doc__)
     p.add_argument("--version", action="version", version=f"musclewalk {__version__}")
@@ -79,6 +119,25 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("model", type=Path)
     s.add_argument("-o", "--out", required=True, type=Path)
     s.set_defaults(func=_cmd_render)
+
+    s = sub.add_parser("simulate", help="simulate a model with the controller; writes outputs")
+    s.add_argument("model", type=Path, help="model .osim (its .meta.json must lie beside it)")
+    s.add_argument("--params", type=Path, help="parameter JSON (controller and initial state)")
+    s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
+    s.add_argument("--duration", type=float, required=True, help="simulated time, s")
+    s.add_argument("--out", type=Path, required=True, help="output folder")
+    s.add_argument("--heading", type=float, default=0.0, help="initial target heading, deg")
+    s.add_argument("--turn-rate", type=float, default=0.0,
+                   help="random turns at this turning velocity, deg/s (0: straight)")
+    s.add_argument("--push", action="append", default=[], metavar="START,FX,FZ",
+                   help="push the trunk for 0.2 s with this horizontal force (N), repeatable")
+    s.add_argument("--random-pushes", type=int, default=0, help="number of random pushes")
+    s.add_argument("--push-magnitude", type=float, default=100.0, help="random push force, N")
+    s.add_argument("--seed", type=int, default=0, help="seed of random pushes and turns")
+    s.add_argument("--control-interval", type=float, default=0.005, help="s (<= 0.005)")
+    s.add_argument("--no-terminate", action="store_true",
+                   help="do not stop at the paper's termination rules")
+    s.set_defaults(func=_cmd_simulate)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
     s.add_argument("model", type=Path)

@@ -50,7 +50,16 @@ def moment_arm_vectors(
     length = np.sqrt(np.einsum("ij,ij->i", direction, direction))
     unit = direction / np.where(length > 0.0, length, 1.0)[:, None]
     arm = child - np.asarray(joint_pos, float)[np.asarray(pair_joint, dtype=np.intp)]
-    return np.cross(arm, unit)
+    return cross3(arm, unit)
+
+
+def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross product of (n, 3) arrays (np.cross has high overhead for small n)."""
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
+    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
+    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+    return out
 
 
 def subtree_bodies(body_parent: Sequence[int | None], body: int) -> set:

@@ -6,7 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..control.jacobian import moment_arm_vectors
+from ..control.jacobian import cross3, moment_arm_vectors
 from ..control.model import ControlModel
 from ..control.sensors import Sensors
 from ..control.targets import base_pose_features
@@ -92,7 +92,7 @@ class SensorBridge:
     def contact_velocities(self, raw) -> np.ndarray:
         b = self.contact_body
         r = np.einsum("nij,nj->ni", raw.body_R[b], self.contact_local)
-        return raw.body_vel[b] + np.cross(raw.body_omega[b], r)
+        return raw.body_vel[b] + cross3(raw.body_omega[b], r)
 
     def sensors(self, raw) -> Sensors:
         points = raw.body_pos[self.points_body] + np.einsum(

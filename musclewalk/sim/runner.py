@@ -98,7 +98,7 @@ class Simulator:
         raw = engine.read()
         sensors = bridge.sensors(raw)
         initial_com = raw.com_pos.copy()
-        self.rules.reset(raw.com_pos[1])
+        self.rules.reset(raw.com_pos[1], raw.body_pos)
         rec = Recording() if record else None
         timing = {"integrate": 0.0, "sensors": 0.0, "controller": 0.0, "actuate": 0.0}
         dt = scenario.control_interval

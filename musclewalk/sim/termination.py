@@ -41,10 +41,19 @@ class TerminationRules:
             self.segments[side] = [(body_index[lower], body_index[foot]),
                                    (body_index[foot], body_index[toe])]
         self.trunk = body_index[trunk]
+        self._right_points = sorted({i for seg in self.segments["r"] for i in seg})
+        self._left_points = sorted({i for seg in self.segments["l"] for i in seg})
+        self._bound = None
         self.initial_com_height = None
 
-    def reset(self, com_height: float) -> None:
+    def reset(self, com_height: float, body_pos=None) -> None:
         self.initial_com_height = com_height
+        if body_pos is not None:
+            # two segments can only come within LEG_CLEARANCE if some end points are closer
+            # than clearance + the longest segment
+            longest = max(np.linalg.norm(body_pos[a] - body_pos[b])
+                          for side in "rl" for a, b in self.segments[side])
+            self._bound = LEG_CLEARANCE + longest
 
     def check(self, sensors, target_heading: float) -> str | None:
         """Name of the first rule that fires, or None."""
@@ -59,6 +68,14 @@ class TerminationRules:
         if right[0] < right[1]:
             return "leg_crossing"
         pos = sensors.body_pos
+        # cheap bound first: segments whose end points are all far apart cannot touch
+        right = pos[self._right_points]
+        left = pos[self._left_points]
+        if self._bound is None:
+            self._bound = np.inf
+        gap = np.min(np.linalg.norm(right[:, None, :] - left[None, :, :], axis=2))
+        if gap > self._bound:
+            return None
         for a0, a1 in self.segments["r"]:
             for b0, b1 in self.segments["l"]:
                 if segment_distance(pos[a0], pos[a1], pos[b0], pos[b1]) < LEG_CLEARANCE:

@@ -1,0 +1,122 @@
+"""Files a user opens after a simulation: states.sto (OpenSim states, loads with the model in
+the OpenSim GUI), kinematics.mot (coordinates, degrees), grf.mot + grf_loads.xml (ground reaction
+forces as ExternalLoads the OpenSim tools accept), muscles.csv, controller.csv, summary.json.
+Everything is written into a temporary folder first and moved into place when complete."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from lxml import etree
+
+FILES = ("states.sto", "kinematics.mot", "grf.mot", "grf_loads.xml", "muscles.csv",
+         "controller.csv", "summary.json")
+
+
+def write_storage(path: Path, name: str, labels: Sequence[str], time: np.ndarray,
+                  data: np.ndarray, in_degrees: bool) -> None:
+    """OpenSim Storage text format (readable by Storage, TimeSeriesTable and the GUI)."""
+    rows, cols = data.shape
+    with open(path, "w") as fh:
+        fh.write(f"{name}\nversion=1\nnRows={rows}\nnColumns={cols + 1}\n")
+        fh.write(f"inDegrees={'yes' if in_degrees else 'no'}\nendheader\n")
+        fh.write("time\t" + "\t".join(labels) + "\n")
+        block = np.column_stack([time, data])
+        np.savetxt(fh, block, fmt="%.8g", delimiter="\t")
+
+
+def write_outputs(out_dir, sim, result, scenario, extra_summary: Mapping | None = None) -> Path:
+    rec = result.recording
+    if rec is None or not rec.time:
+        raise ValueError("the simulation was run without recording")
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
+    try:
+        _write_all(tmp, sim, result, scenario, extra_summary or {})
+        out_dir.mkdir(exist_ok=True)
+        for name in FILES:
+            os.replace(tmp / name, out_dir / name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out_dir
+
+
+def _write_all(folder: Path, sim, result, scenario, extra_summary):
+    rec = result.recording
+    engine, meta = sim.engine, sim.meta
+    time = np.array(rec.time)
+    keep = np.array([s is not None for s in rec.states])
+    states = np.array([s for s in rec.states if s is not None])
+    state_names = engine.state_names()
+    write_storage(folder / "states.sto", "states", state_names, time[keep], states, False)
+
+    # coordinates in degrees (rotational) / metres (translational)
+    column = {n: i for i, n in enumerate(state_names)}
+    coord_labels, coord_cols, scale = [], [], []
+    for c in engine.coordinates:
+        path = c.getAbsolutePathString() + "/value"
+        if path in column:
+            coord_labels.append(c.getName())
+            coord_cols.append(column[path])
+            rotational = c.getMotionType() == 1
+            scale.append(180.0 / math.pi if rotational else 1.0)
+    kin = states[:, coord_cols] * np.array(scale)
+    write_storage(folder / "kinematics.mot", "kinematics", coord_labels, time[keep], kin, True)
+
+    forces, cops = np.array(rec.foot_force), np.array(rec.foot_cop)
+    labels, blocks = [], []
+    for foot, side in ((0, "r"), (1, "l")):
+        labels += [f"ground_force_{side}_v{a}" for a in "xyz"] + \
+                  [f"ground_force_{side}_p{a}" for a in "xyz"] + \
+                  [f"ground_torque_{side}_{a}" for a in "xyz"]
+        blocks += [forces[:, foot], cops[:, foot], np.zeros((len(time), 3))]
+    write_storage(folder / "grf.mot", "grf", labels, time, np.column_stack(blocks), False)
+    _external_loads(folder / "grf_loads.xml", meta)
+
+    names = [m["name"] for m in meta["muscles"]]
+    activation_cols = [column.get(f"/forceset/{n}/activation") for n in names]
+    activations = np.array([[row[c] if c is not None else np.nan for c in activation_cols]
+                            for row in states])
+    muscles = {"time": time}
+    exc, force = np.array(rec.excitation), np.array(rec.muscle_force)
+    full_act = np.full((len(time), len(names)), np.nan)
+    full_act[keep] = activations
+    for i, n in enumerate(names):
+        muscles[f"{n}.excitation"] = exc[:, i]
+        muscles[f"{n}.activation"] = full_act[:, i]
+        muscles[f"{n}.force"] = force[:, i]
+    pd.DataFrame(muscles).to_csv(folder / "muscles.csv", index=False, float_format="%.6g")
+    pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False,
+                                        float_format="%.6g")
+    summary = {"model": str(sim.engine.path), "creature": meta["creature"],
+               **result.summary(scenario), **extra_summary}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
+
+
+def _external_loads(path: Path, meta) -> None:
+    feet = meta["features"]["legs"]
+    doc = etree.Element("OpenSimDocument", Version="40600")
+    loads = etree.SubElement(doc, "ExternalLoads", name="grf")
+    objects = etree.SubElement(loads, "objects")
+    for side in "rl":
+        ef = etree.SubElement(objects, "ExternalForce", name=f"ground_reaction_{side}")
+        for tag, text in (("applied_to_body", feet[side]["foot"]),
+                          ("force_expressed_in_body", "ground"),
+                          ("point_expressed_in_body", "ground"),
+                          ("force_identifier", f"ground_force_{side}_v"),
+                          ("point_identifier", f"ground_force_{side}_p"),
+                          ("torque_identifier", f"ground_torque_{side}_"),
+                          ("data_source_name", "grf.mot")):
+            etree.SubElement(ef, tag).text = text
+    etree.SubElement(loads, "groups")
+    etree.SubElement(loads, "datafile").text = "grf.mot"
+    path.write_bytes(etree.tostring(doc, pretty_print=True, xml_declaration=True,
+                                    encoding="UTF-8"))

@@ -1,0 +1,144 @@
+"""Short real OpenSim simulations: outputs, moment arms, ground reaction forces."""
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from musclewalk.cli import main
+from musclewalk.opensim_env import import_opensim
+from musclewalk.sim.runner import Simulator
+from musclewalk.sim.scenario import Push, Scenario
+
+
+@pytest.fixture(scope="module")
+def humanlegs(built_models):
+    return Simulator(built_models["HumanLegs"])
+
+
+@pytest.mark.parametrize("name", ["HumanLegs", "Human"])
+def test_simulate_writes_outputs_that_opensim_reads(built_models, tmp_path, capsys, name):
+    osim = import_opensim()
+    out = tmp_path / "run"
+    code = main(["simulate", str(built_models[name]), "--speed", "1.3", "--duration", "0.3",
+                 "--out", str(out), "--push", "0.1,50,0"])
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["simulated_time"] == pytest.approx(0.3) or summary["terminated"]
+    assert summary["creature"] == name
+    for f in ("states.sto", "kinematics.mot", "grf.mot"):
+        table = osim.TimeSeriesTable(str(out / f))
+        assert table.getNumRows() >= 2
+        storage = osim.Storage(str(out / f))
+        assert storage.getSize() == table.getNumRows()
+    model = osim.Model(str(built_models[name]))
+    model.initSystem()
+    states = osim.TimeSeriesTable(str(out / "states.sto"))
+    labels = set(states.getColumnLabels())
+    assert "/jointset/hip_r/hip_flexion_r/value" in labels
+    assert "/forceset/soleus_r/activation" in labels
+    # the GUI / tools can turn the states table into a StatesTrajectory of this model
+    traj = osim.StatesTrajectory.createFromStatesTable(model, states, True)
+    assert traj.getSize() == states.getNumRows()
+    kin = osim.Storage(str(out / "kinematics.mot"))
+    assert kin.isInDegrees()
+    loads = osim.ExternalLoads(str(out / "grf_loads.xml"), True)
+    assert loads.getSize() == 2
+    muscles = pd.read_csv(out / "muscles.csv")
+    assert {"soleus_r.excitation", "soleus_r.activation", "soleus_r.force"} <= set(muscles.columns)
+    assert muscles.filter(like=".excitation").to_numpy().min() >= 0
+    assert muscles.filter(like=".excitation").to_numpy().max() <= 1
+    controller = pd.read_csv(out / "controller.csv")
+    assert set(controller["state_l"]) <= {"stance", "lift_off", "swing", "stance_preparation"}
+    assert controller["state_r"].iloc[0] == "stance"
+
+
+def test_moment_arm_vectors_match_opensim(humanlegs):
+    """Eq. 9 vectors from the path geometry, projected on the coordinate axis, equal OpenSim's
+    own moment arms in a non-trivial pose."""
+    osim = import_opensim()
+    sim = humanlegs
+    eng = sim.engine
+    s = eng.initial_state({"hip_flexion_r": 0.4, "hip_adduction_r": -0.1, "knee_angle_r": 0.7,
+                           "ankle_angle_r": -0.2, "root_pitch": 0.1}, {})
+    eng.start(s, np.full(20, 0.02))
+    raw = eng.read()
+    sensors = sim.bridge.sensors(raw)
+    idx = eng.body_index
+    axes = {"hip_flexion_r": (idx["pelvis"], [0, 0, 1]), "knee_angle_r": (idx["upper_leg_r"], [0, 0, -1]),
+            "ankle_angle_r": (idx["lower_leg_r"], [0, 0, 1])}
+    joint_of = {"hip_flexion_r": "hip_r", "knee_angle_r": "knee_r", "ankle_angle_r": "ankle_r"}
+    joints = [j["name"] for j in sim.meta["joints"]]
+    cm = sim.control_model
+    checked = 0
+    for p, (m, j) in enumerate(zip(cm.pair_muscle, cm.pair_joint)):
+        muscle = cm.muscles[m].name
+        for coord, (body, axis) in axes.items():
+            if joints[j] != joint_of[coord] or not muscle.endswith("_r"):
+                continue
+            world_axis = raw.body_R[body] @ np.array(axis, float)
+            ours = float(sensors.pair_r[p] @ world_axis)
+            theirs = eng.muscles[m].computeMomentArm(eng.state, eng._coord(coord))
+            assert ours == pytest.approx(theirs, abs=2e-4), (muscle, coord)
+            checked += 1
+    assert checked >= 10
+
+
+def test_quiet_double_stance_carries_body_weight(humanlegs):
+    """Standing on both feet, the ground reaction force equals m (g + a_com) and, once settled,
+    body weight within a few percent."""
+    sim = humanlegs
+    eng = sim.engine
+    s = eng.initial_state({}, {})
+    eng.start(s, np.full(20, 0.1))
+    mass = sim.meta["total_mass"]
+    g = 9.80665
+    grf, com_v, times = [], [], []
+    dt = 0.005
+    for k in range(60):
+        assert eng.advance((k + 1) * dt)
+        raw = eng.read()
+        grf.append(raw.contact_force[:, 1].sum())
+        com_v.append(raw.com_vel[1])
+        times.append(raw.t)
+        eng.set_excitations(np.full(20, 0.1))
+    grf, com_v = np.array(grf), np.array(com_v)
+    acc = np.gradient(com_v, dt)
+    newton = np.abs(grf - mass * (g + acc)) / (mass * g)
+    assert np.median(newton[5:]) < 0.05
+    window = slice(20, 60)
+    assert np.mean(grf[window]) == pytest.approx(mass * g, rel=0.05)
+
+
+def test_pushes_and_termination_reported(humanlegs):
+    scenario = Scenario(speed=1.3, duration=3.0, pushes=[Push(0.05, (0.0, 0.0, 600.0))])
+    result = humanlegs.run(scenario)
+    assert result.terminated
+    assert result.reason in {"com_height", "heading", "leg_crossing", "self_collision"}
+    assert result.simulated_time < 3.0
+
+
+def test_bad_simulate_input(built_models, tmp_path, capsys):
+    out = tmp_path / "bad"
+    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
+                 "-1", "--out", str(out)]) == 2
+    assert "--duration" in capsys.readouterr().err
+    params = tmp_path / "p.json"
+    params.write_text(json.dumps({"controller": {"fsm.d_lift": float("nan")}}))
+    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
+                 "0.1", "--params", str(params), "--out", str(out)]) == 2
+    assert "fsm.d_lift" in capsys.readouterr().err
+    params.write_text(json.dumps({"no.such": 1}))
+    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
+                 "0.1", "--params", str(params), "--out", str(out)]) == 2
+    assert "no.such: unknown parameter" in capsys.readouterr().err
+    params.write_text(json.dumps({"fsm.d_lift": 99}))
+    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
+                 "0.1", "--params", str(params), "--out", str(out)]) == 2
+    assert "outside" in capsys.readouterr().err
+    bad_model = tmp_path / "broken.osim"
+    bad_model.write_text("<OpenSimDocument><Model")
+    assert main(["simulate", str(bad_model), "--speed", "1", "--duration", "0.1",
+                 "--out", str(out)]) == 2
+    assert not out.exists()
