@@ -98,6 +98,44 @@ def _cmd_simulate(args):
           f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {args.out}")
 
 
+def _cmd_optimize(args):
+    import shlex
+    from .model.build import build_creature
+    from .optimize.driver import Optimization, Settings
+    if args.speed <= 0:
+        raise UsageError(f"--speed: must be positive, got {args.speed}")
+    if args.duration <= 0:
+        raise UsageError(f"--duration: must be positive, got {args.duration}")
+    out = args.out
+    model = Path(args.creature)
+    if args.resume:
+        settings = Settings(model="", speed=args.speed, generations=args.generations)
+    else:
+        if model.suffix != ".osim":
+            model = out / "model" / f"{args.creature}.osim"
+            if not model.exists():
+                build_creature(args.creature, None, model)
+        elif not model.exists():
+            raise UsageError(f"{model}: model file not found")
+        settings = Settings(
+            model=str(model), speed=args.speed, duration=args.duration,
+            generations=args.generations, seed=args.seed, workers=args.workers,
+            evaluator=args.evaluator, scheduler=args.scheduler, init=args.init,
+            init_other_creature=args.init_from_other_creature, sigma=args.sigma,
+            extra_generations=args.extra_generations, stagnation=args.stagnation,
+            timeout=args.eval_timeout,
+            command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    opt = Optimization(settings, out, resume=args.resume, progress=not args.quiet)
+    print(f"{opt.meta['creature']}: {len(opt.space)} parameters "
+          + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items()), flush=True)
+    state = opt.run()
+    r = state.best_result or {}
+    print(f"best objective {state.best_score:.3f} at generation {state.best_generation} "
+          f"(simulated {r.get('simulated_time', 0):.2f} s, "
+          f"{'terminated: ' + str(r.get('reason')) if r.get('terminated') else 'no termination'}); "
+          f"wrote {out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="musclewalk", description=__doc__)
     p.add_argument("--version", action="version", version=f"musclewalk {__version__}")
@@ -138,6 +176,29 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-terminate", action="store_true",
                    help="do not stop at the paper's termination rules")
     s.set_defaults(func=_cmd_simulate)
+
+    s = sub.add_parser("optimize", help="CMA-ES over control, routing, muscles, initial state")
+    s.add_argument("creature", help="preset name, creature YAML, or a built .osim")
+    s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
+    s.add_argument("--duration", type=float, default=10.0, help="t_max of an evaluation, s")
+    s.add_argument("--generations", type=int, default=100, help="generation limit")
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--init", help="warm start from an earlier run's best.json")
+    s.add_argument("--init-from-other-creature", action="store_true",
+                   help="allow --init from another creature (parameters both share carry over)")
+    s.add_argument("--sigma", type=float, default=1.0, help="initial CMA-ES step size")
+    s.add_argument("--workers", type=int, default=0, help="worker processes (0: all cores)")
+    s.add_argument("--evaluator", choices=["process", "serial", "dask"], default="process")
+    s.add_argument("--scheduler", help="dask scheduler address (with --evaluator dask)")
+    s.add_argument("--extra-generations", type=int, default=20,
+                   help="generations to keep improving once all thresholds are met")
+    s.add_argument("--stagnation", type=int, default=200,
+                   help="stop after this many generations without improvement")
+    s.add_argument("--eval-timeout", type=float, default=600.0, help="wall s per evaluation")
+    s.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pkl")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--out", type=Path, required=True, help="run directory")
+    s.set_defaults(func=_cmd_optimize)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
     s.add_argument("model", type=Path)

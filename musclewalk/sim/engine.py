@@ -236,6 +236,19 @@ class OpenSimEngine:
             com_vel=self.model.calcMassCenterVelocity(s).to_numpy(), contact_force=contact,
             muscle_force=forces)
 
+    def muscle_states(self) -> tuple[np.ndarray, ...]:
+        """(activation, normalized fibre length, fibre velocity m/s, fibre force N, active fibre
+        force N) per muscle, for the metabolic model."""
+        s = self.state
+        out = np.empty((5, len(self.muscles)))
+        for i, m in enumerate(self.muscles):
+            out[0, i] = m.getActivation(s)
+            out[1, i] = m.getNormalizedFiberLength(s)
+            out[2, i] = m.getFiberVelocity(s)
+            out[3, i] = m.getFiberForce(s)
+            out[4, i] = m.getActiveFiberForce(s)
+        return tuple(out)
+
     def state_values(self) -> np.ndarray:
         return self.model.getStateVariableValues(self.state).to_numpy()
 

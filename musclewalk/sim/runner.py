@@ -81,9 +81,9 @@ class Simulator:
 
     def run(self, scenario: Scenario, params: Mapping[str, float] | None = None,
             record: bool = False, observers: Sequence[Callable] = ()) -> SimulationResult:
-        """Simulate ``scenario``. ``observers`` are called each control step with
-        (sensors, excitation, engine); the run ends at the duration or when a termination rule
-        fires (the reason is reported, never raised)."""
+        """Simulate ``scenario``; the run ends at the duration or when a termination rule
+        fires (the reason is reported, never raised). ``observers`` are called each control step
+        with (sensors, excitation, engine, raw sensors)."""
         scenario.validate()
         if abs(scenario.control_interval - self.control_interval) > 1e-12:
             raise ValueError("scenario control interval differs from the simulator's")
@@ -100,7 +100,8 @@ class Simulator:
         initial_com = raw.com_pos.copy()
         self.rules.reset(raw.com_pos[1], raw.body_pos)
         rec = Recording() if record else None
-        timing = {"integrate": 0.0, "sensors": 0.0, "controller": 0.0, "actuate": 0.0}
+        timing = {"integrate": 0.0, "sensors": 0.0, "controller": 0.0, "observers": 0.0,
+                  "actuate": 0.0}
         dt = scenario.control_interval
         n_steps = int(round(scenario.duration / dt))
         reason, k = None, 0
@@ -109,15 +110,19 @@ class Simulator:
             c0 = time.perf_counter()
             u = controller.step(sensors)
             c1 = time.perf_counter()
-            engine.set_excitations(u)
-            engine.set_push(scenario.push_at(t))
-            c2 = time.perf_counter()
-            timing["controller"] += c1 - c0
-            timing["actuate"] += c2 - c1
+            # observers and the recorder read the state before new controls invalidate it
             if rec is not None:
                 self._record(rec, raw, sensors, u, controller)
             for obs in observers:
-                obs(sensors, u, engine)
+                obs(sensors, u, engine, raw)
+            c2 = time.perf_counter()
+            engine.set_excitations(u)
+            engine.set_push(scenario.push_at(t))
+            c3 = time.perf_counter()
+            timing["controller"] += c1 - c0
+            timing["observers"] += c2 - c1
+            timing["actuate"] += c3 - c2
+            c2 = c3
             if k >= n_steps:
                 break
             ok = engine.advance((k + 1) * dt)

@@ -1,0 +1,118 @@
+"""One evaluation: write the candidate's routing, muscle properties and passive gains into a
+private copy of the model, simulate the scenario, and score it with the objective. Any failure
+(OpenSim exception, NaN, integrator failure, wall-time limit) is a penalized evaluation, never a
+crashed optimization."""
+from __future__ import annotations
+
+import copy
+import math
+import os
+import tempfile
+import time
+import traceback
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Mapping
+
+from lxml import etree
+
+from ..model.meta import load_meta
+from ..model.osim import write_atomic, xml_bytes
+from ..model.vectors import ModelVectors, parse_osim
+from ..sim.runner import Simulator
+from ..sim.scenario import Scenario
+from .objective import TERMS, ObjectiveRecorder, all_under_thresholds, combine
+
+FAILURE_SCORE = 100.0 * 1.0 + 1000.0   # worse than any completed run (E_speed <= 100 * 1 ...)
+
+
+class EvaluationTimeout(Exception):
+    pass
+
+
+@dataclass
+class EvaluationResult:
+    score: float
+    terms: dict
+    averages: dict
+    simulated_time: float
+    terminated: bool
+    reason: str | None
+    wall_time: float
+    error: str | None = None
+    thresholds_met: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class EvaluationTask:
+    model: str                    # base .osim (with .meta.json beside it)
+    speed: float
+    duration: float
+    control_interval: float = 0.005
+    timeout: float = 600.0        # wall seconds per evaluation
+
+
+class Evaluator:
+    """Per worker process: parses the base model once; each evaluation writes the candidate
+    model to a private temporary file and loads it."""
+
+    def __init__(self, model: str):
+        self.model = str(model)
+        self.meta = load_meta(model)
+        self.vectors = ModelVectors(self.meta)
+        self.base_tree = parse_osim(model)
+        self.tmpdir = Path(tempfile.mkdtemp(prefix=f"musclewalk-eval-{os.getpid()}-"))
+
+    def candidate_model(self, model_values: Mapping) -> Path:
+        tree = copy.deepcopy(self.base_tree)
+        self.vectors.write(tree, model_values)
+        path = self.tmpdir / "candidate.osim"
+        write_atomic(path, xml_bytes(tree))
+        return path
+
+    def evaluate(self, task: EvaluationTask, values: Mapping[str, float]) -> EvaluationResult:
+        from .space import ParameterSpace
+        t0 = time.perf_counter()
+        try:
+            sim_values, model_values = ParameterSpace.split(values)
+            path = self.candidate_model(model_values)
+            sim = Simulator(path, meta=self.meta, control_interval=task.control_interval)
+            scenario = Scenario(speed=task.speed, duration=task.duration,
+                                control_interval=task.control_interval)
+            recorder = ObjectiveRecorder(sim, scenario)
+            deadline = t0 + task.timeout
+
+            def watchdog(*_):
+                if time.perf_counter() > deadline:
+                    raise EvaluationTimeout(f"wall time over {task.timeout:g} s")
+
+            result = sim.run(scenario, sim_values, observers=[recorder, watchdog])
+            averages = recorder.finish(result.simulated_time, result.terminated)
+            score, terms = combine(averages)
+            if not math.isfinite(score):
+                raise FloatingPointError("objective is not finite")
+            return EvaluationResult(score, terms, averages, result.simulated_time,
+                                    result.terminated, result.reason,
+                                    time.perf_counter() - t0,
+                                    thresholds_met=(not result.terminated)
+                                    and all_under_thresholds(averages))
+        except Exception as exc:  # a failing candidate is penalized, never fatal
+            return EvaluationResult(FAILURE_SCORE, {k: float("nan") for k in TERMS},
+                                    {k: float("nan") for k in TERMS}, 0.0, True,
+                                    type(exc).__name__, time.perf_counter() - t0,
+                                    error=f"{type(exc).__name__}: {exc}"[:500])
+
+
+_EVALUATORS: dict[str, Evaluator] = {}
+
+
+def evaluate_task(task: EvaluationTask, values: Mapping[str, float]) -> dict:
+    """Entry point for worker processes (multiprocessing or dask): one Evaluator per model
+    and process, created on first use."""
+    ev = _EVALUATORS.get(task.model)
+    if ev is None:
+        ev = _EVALUATORS[task.model] = Evaluator(task.model)
+    return ev.evaluate(task, values).as_dict()
