@@ -1,11 +1,18 @@
-# musclewalk workflow: creature template -> model (.osim + metadata + picture) -> ...
-# Later stages (simulate, optimize, analyze) are added as rule files under workflow/rules/.
+# musclewalk: creature template -> model -> optimize -> simulate the best -> analyze.
+# One rule file per step under workflow/rules/; config/config.yaml says what `all` runs.
 configfile: "config/config.yaml"
 
+BUDGET = config["budgets"][config["budget"]]
+RUNS = [f"{r['creature']}-{r['task']}-{r['speed']}" for r in config["runs"]]
+
+
 include: "workflow/rules/model.smk"
+include: "workflow/rules/optimize.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/analyze.smk"
 
 
 rule all:
     input:
-        expand("results/models/{creature}.osim", creature=config["creatures"]),
         expand("results/models/{creature}.png", creature=config["creatures"]),
+        "results/report.md",

@@ -136,6 +136,18 @@ def _cmd_optimize(args):
           f"wrote {out}")
 
 
+def _cmd_analyze(args):
+    from .analysis.summary import write_summary
+    result = write_summary(args.simulation, args.out)
+    cot = result["cost_of_transport_J_per_kg_m"]
+    freq = result["stride_frequency_Hz"]
+    print(f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
+          f"{result['distance']:.2f} m, speed {result['mean_forward_speed']:.2f} m/s, "
+          f"termination {result['termination_reason'] or 'none'}, cost of transport "
+          f"{'n/a' if cot is None else f'{cot:.2f} J/(kg m)'}, stride frequency "
+          f"{'n/a' if freq is None else f'{freq:.2f} Hz'}; wrote {args.out}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="musclewalk", description=__doc__)
     p.add_argument("--version", action="version", version=f"musclewalk {__version__}")
@@ -199,6 +211,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--out", type=Path, required=True, help="run directory")
     s.set_defaults(func=_cmd_optimize)
+
+    s = sub.add_parser("analyze", help="gait summary of a simulation folder")
+    s.add_argument("simulation", type=Path, help="folder written by 'musclewalk simulate'")
+    s.add_argument("-o", "--out", type=Path, required=True, help="summary JSON")
+    s.set_defaults(func=_cmd_analyze)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
     s.add_argument("model", type=Path)

@@ -1,7 +1,10 @@
 """Files a user opens after a simulation: states.sto (OpenSim states, loads with the model in
 the OpenSim GUI), kinematics.mot (coordinates, degrees), grf.mot + grf_loads.xml (ground reaction
 forces as ExternalLoads the OpenSim tools accept), muscles.csv, controller.csv, summary.json.
-Everything is written into a temporary folder first and moved into place when complete."""
+Everything is written into a temporary folder first and moved into place when complete.
+
+muscles.csv columns per muscle: excitation, activation, force (tendon, N), norm_fiber_length,
+fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N)."""
 from __future__ import annotations
 
 import json
@@ -82,17 +85,17 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
     _external_loads(folder / "grf_loads.xml", meta)
 
     names = [m["name"] for m in meta["muscles"]]
-    activation_cols = [column.get(f"/forceset/{n}/activation") for n in names]
-    activations = np.array([[row[c] if c is not None else np.nan for c in activation_cols]
-                            for row in states])
     muscles = {"time": time}
     exc, force = np.array(rec.excitation), np.array(rec.muscle_force)
-    full_act = np.full((len(time), len(names)), np.nan)
-    full_act[keep] = activations
+    mstate = np.array(rec.muscle_state)          # (steps, 5, nm)
     for i, n in enumerate(names):
         muscles[f"{n}.excitation"] = exc[:, i]
-        muscles[f"{n}.activation"] = full_act[:, i]
+        muscles[f"{n}.activation"] = mstate[:, 0, i]
         muscles[f"{n}.force"] = force[:, i]
+        muscles[f"{n}.norm_fiber_length"] = mstate[:, 1, i]
+        muscles[f"{n}.fiber_velocity"] = mstate[:, 2, i]
+        muscles[f"{n}.fiber_force"] = mstate[:, 3, i]
+        muscles[f"{n}.active_fiber_force"] = mstate[:, 4, i]
     pd.DataFrame(muscles).to_csv(folder / "muscles.csv", index=False, float_format="%.6g")
     pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False,
                                         float_format="%.6g")

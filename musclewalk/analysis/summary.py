@@ -1,0 +1,69 @@
+"""First gait summary of a simulation folder: speed, distance, termination, metabolic cost of
+transport (Wang et al. 2012 model) and stride frequency."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..model.meta import load_meta
+from ..optimize.metabolics import metabolic_rate, muscle_masses
+
+G = 9.80665
+
+
+def summarize(sim_dir) -> dict:
+    sim_dir = Path(sim_dir)
+    try:
+        summary = json.loads((sim_dir / "summary.json").read_text())
+        muscles = pd.read_csv(sim_dir / "muscles.csv")
+        controller = pd.read_csv(sim_dir / "controller.csv")
+    except FileNotFoundError as exc:
+        raise FileNotFoundError(f"{sim_dir}: not a complete simulation folder ({exc.filename} "
+                                "missing)") from None
+    meta = load_meta(summary["model"])
+    mass = meta["total_mass"]
+    names = [m["name"] for m in meta["muscles"]]
+    mm = muscle_masses([m["max_isometric_force"] for m in meta["muscles"]],
+                       [m["optimal_fiber_length"] for m in meta["muscles"]])
+    cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
+    exc, act, nfl = cols("excitation"), cols("activation"), cols("norm_fiber_length")
+    vel, force, active = cols("fiber_velocity"), cols("fiber_force"), cols("active_fiber_force")
+    rate = np.array([metabolic_rate(mass, mm, exc[k], act[k], nfl[k], vel[k], force[k], active[k])
+                     for k in range(len(muscles))])
+    time = muscles["time"].to_numpy()
+    energy = float(np.trapezoid(rate, time)) if len(time) > 1 else 0.0
+    distance = summary["distance"]
+    strikes = []
+    for side in ("r", "l"):
+        c = controller[f"contact_{side}"].astype(bool).to_numpy()
+        t = controller["t"].to_numpy()
+        strikes.append(t[1:][c[1:] & ~c[:-1]])
+    right = strikes[0]
+    stride_frequency = (float((len(right) - 1) / (right[-1] - right[0]))
+                        if len(right) >= 2 and right[-1] > right[0] else None)
+    return {
+        "creature": summary["creature"],
+        "simulated_time": summary["simulated_time"],
+        "terminated": summary["terminated"],
+        "termination_reason": summary["termination_reason"],
+        "distance": distance,
+        "mean_forward_speed": summary["mean_forward_speed"],
+        "target_speed": summary["target_speed"],
+        "mean_metabolic_rate_W": energy / time[-1] if time[-1] > 0 else None,
+        "metabolic_energy_J": energy,
+        "cost_of_transport_J_per_kg_m": energy / (mass * distance) if distance > 0.1 else None,
+        "cost_of_transport_dimensionless": energy / (mass * G * distance) if distance > 0.1 else None,
+        "stride_frequency_Hz": stride_frequency,
+        "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
+        "body_mass_kg": mass,
+    }
+
+
+def write_summary(sim_dir, out_json) -> dict:
+    from ..model.osim import write_atomic
+    result = summarize(sim_dir)
+    write_atomic(Path(out_json), (json.dumps(result, indent=1) + "\n").encode())
+    return result
