@@ -84,13 +84,19 @@ def _cmd_simulate(args):
     scenario = Scenario(speed=args.speed, duration=args.duration, heading=heading, pushes=pushes,
                         control_interval=args.control_interval, terminate=not args.no_terminate)
     scenario.validate()
-    sim = Simulator(args.model, control_interval=args.control_interval)
+    terrain = None
+    if args.terrain_slope is not None:
+        from .sim.terrain import RampTerrain
+        terrain = RampTerrain(args.terrain_slope, seed=args.seed,
+                              length=args.speed * args.duration * 1.5 + 2.0)
+    sim = Simulator(args.model, control_interval=args.control_interval, terrain=terrain)
     sim.split(params, source=str(args.params))       # bad parameters fail before simulating
     result = sim.run(scenario, params, record=True)
     write_outputs(args.out, sim, result, scenario,
                   {"parameters": str(args.params) if args.params else "defaults",
                    "pushes": [p.__dict__ for p in pushes], "heading_deg": args.heading,
-                   "turn_rate_deg_s": args.turn_rate, "seed": args.seed})
+                   "turn_rate_deg_s": args.turn_rate, "seed": args.seed,
+                   "terrain_max_slope_deg": args.terrain_slope})
     s = result.summary(scenario)
     end = (f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
            if s["terminated"] else f"ran the full {s['simulated_time']:.2f} s")
@@ -184,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--random-pushes", type=int, default=0, help="number of random pushes")
     s.add_argument("--push-magnitude", type=float, default=100.0, help="random push force, N")
     s.add_argument("--seed", type=int, default=0, help="seed of random pushes and turns")
+    s.add_argument("--terrain-slope", type=float, metavar="DEG",
+                   help="ramps whose slope changes randomly every metre within +-DEG (flat if absent)")
     s.add_argument("--control-interval", type=float, default=0.005, help="s (<= 0.005)")
     s.add_argument("--no-terminate", action="store_true",
                    help="do not stop at the paper's termination rules")

@@ -82,10 +82,13 @@ class SensorBridge:
         self.contact_radius = engine.contact_radius
         self._foot_masks = [self.contact_foot == k for k in (0, 1)]
 
+    def contact_centres(self, raw) -> np.ndarray:
+        R = raw.body_R[self.contact_body]
+        return raw.body_pos[self.contact_body] + np.einsum("nij,nj->ni", R, self.contact_local)
+
     def contact_points(self, raw) -> np.ndarray:
         """World positions of the lowest point of each contact sphere."""
-        R = raw.body_R[self.contact_body]
-        centres = raw.body_pos[self.contact_body] + np.einsum("nij,nj->ni", R, self.contact_local)
+        centres = self.contact_centres(raw)
         centres[:, 1] -= self.contact_radius
         return centres
 

@@ -63,7 +63,7 @@ def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
 
 class OpenSimEngine:
     def __init__(self, osim_path, meta: Mapping, integrator: str = "semi_explicit_euler2",
-                 accuracy: float = 1e-3, push_body: str | None = None):
+                 accuracy: float = 1e-3, push_body: str | None = None, terrain=None):
         osim = import_opensim()
         self.osim = osim
         path = Path(osim_path)
@@ -87,6 +87,9 @@ class OpenSimEngine:
         push.setPointIsInGlobalFrame(False)
         push.setForceIsInGlobalFrame(True)
         model.addForce(push)
+        self.terrain = terrain
+        if terrain is not None:
+            self._add_terrain(model, meta, terrain)
         try:
             self.state0 = model.initSystem()
         except Exception as exc:
@@ -124,6 +127,8 @@ class OpenSimEngine:
         self.contact_local = np.array([c["location"] for c in meta["contacts"]], float)
         self.contact_radius = np.array([c["radius"] for c in meta["contacts"]], float)
         self.contact_foot = np.array([{"r": 0, "l": 1}.get(c["foot"], -1) for c in meta["contacts"]])
+        if terrain is not None:
+            self._setup_terrain_state(forces)
         self.coordinates = [model.getCoordinateSet().get(i)
                             for i in range(model.getCoordinateSet().getSize())]
         self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
@@ -137,6 +142,51 @@ class OpenSimEngine:
         self.manager.setPerformAnalyses(False)
         self.state = None
 
+    # ------------------------------------------------------------------ terrain
+    def _add_terrain(self, model, meta, terrain) -> None:
+        """One half-space per terrain segment and one contact force per (sphere, segment)."""
+        osim = self.osim
+        ground = model.getGround()
+        geoms = model.getContactGeometrySet()
+        forces = model.getForceSet()
+        planes = []
+        for i in range(terrain.n_segments):
+            loc, ori = terrain.plane(i)
+            plane = osim.ContactHalfSpace(osim.Vec3(*loc), osim.Vec3(*ori), ground, f"terrain_{i}")
+            model.addContactGeometry(plane)
+            planes.append(plane)
+        for c in meta["contacts"]:
+            flat = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(f"contact_{c['name']}"))
+            sphere = osim.ContactSphere.safeDownCast(geoms.get(c["name"]))
+            for i in range(terrain.n_segments):
+                f = osim.SmoothSphereHalfSpaceForce(f"terrain_{c['name']}_{i}", sphere, planes[i])
+                for prop in ("stiffness", "dissipation", "static_friction", "dynamic_friction",
+                             "viscous_friction", "transition_velocity", "hertz_smoothing",
+                             "hunt_crossley_smoothing"):
+                    getattr(f, f"set_{prop}")(getattr(flat, f"get_{prop}")())
+                model.addForce(f)
+
+    def _setup_terrain_state(self, forces) -> None:
+        osim = self.osim
+        n = self.terrain.n_segments
+        self.terrain_forces = [[osim.SmoothSphereHalfSpaceForce.safeDownCast(
+            forces.get(f"terrain_{c['name']}_{i}")) for i in range(n)] for c in self.meta["contacts"]]
+        for f in self.contacts:
+            f.setAppliesForce(self.state0, False)
+        for row in self.terrain_forces:
+            for i, f in enumerate(row):
+                f.setAppliesForce(self.state0, i == 0)
+        self.active_segment = np.zeros(len(self.terrain_forces), dtype=int)
+
+    def update_terrain(self, contact_x: np.ndarray) -> None:
+        """Enable, for every sphere, the force of the segment under its centre."""
+        segments = self.terrain.segment_of(contact_x)
+        changed = np.nonzero(segments != self.active_segment)[0]
+        for k in changed:
+            self.terrain_forces[k][int(self.active_segment[k])].setAppliesForce(self.state, False)
+            self.terrain_forces[k][int(segments[k])].setAppliesForce(self.state, True)
+            self.active_segment[k] = segments[k]
+
     @staticmethod
     def _prescribed_constants(force):
         """The three Constant force components of the push PrescribedForce (after initSystem)."""
@@ -148,7 +198,8 @@ class OpenSimEngine:
     def initial_state(self, coordinates: Mapping[str, float], speeds: Mapping[str, float],
                       ground_clearance: float = 0.0):
         """A copy of the default state with coordinate values (rad / m) and speeds set, the
-        root lowered or raised so that the lowest contact sphere touches the ground."""
+        root lowered or raised so that the lowest contact sphere touches the ground (the terrain
+        height under it, on uneven terrain)."""
         osim = self.osim
         s = osim.State(self.state0)
         for name, value in coordinates.items():
@@ -158,7 +209,8 @@ class OpenSimEngine:
         self.model.realizePosition(s)
         pos, R = self._poses(s)
         world = pos[self.contact_body] + np.einsum("nij,nj->ni", R[self.contact_body], self.contact_local)
-        lowest = float(np.min(world[:, 1] - self.contact_radius))
+        ground = self.terrain.height(world[:, 0]) if self.terrain is not None else 0.0
+        lowest = float(np.min(world[:, 1] - self.contact_radius - ground))
         ty = self._coord("root_ty")
         ty.setValue(s, ty.getValue(s) - lowest + ground_clearance, False)
         self.model.realizeVelocity(s)
@@ -181,6 +233,16 @@ class OpenSimEngine:
         s = self.osim.State(state)
         s.setTime(0.0)
         self.state = None
+        if self.terrain is not None:
+            # the Manager copies the state at initialize(): set the segments under the spheres now
+            self.model.realizePosition(s)
+            pos, R = self._poses(s)
+            x = (pos[self.contact_body] + np.einsum("nij,nj->ni", R[self.contact_body],
+                                                    self.contact_local))[:, 0]
+            self.active_segment[:] = self.terrain.segment_of(x)
+            for k, row in enumerate(self.terrain_forces):
+                for i, f in enumerate(row):
+                    f.setAppliesForce(s, bool(i == self.active_segment[k]))
         self.set_excitations(excitations)
         self.set_push(np.zeros(3))
         for m in self.muscles:
@@ -228,7 +290,11 @@ class OpenSimEngine:
             V = b.getVelocityInGround(s)
             omega[i] = V.get(0).to_numpy()
             vel[i] = V.get(1).to_numpy()
-        contact = np.array([c.getSphereForce(s).get(1).to_numpy() for c in self.contacts])
+        if self.terrain is None:
+            contact = np.array([c.getSphereForce(s).get(1).to_numpy() for c in self.contacts])
+        else:
+            contact = np.array([self.terrain_forces[k][i].getSphereForce(s).get(1).to_numpy()
+                                for k, i in enumerate(self.active_segment)])
         forces = np.array([m.getTendonForce(s) for m in self.muscles])
         return RawSensors(
             t=s.getTime(), body_pos=pos, body_R=rotations_from_xyz(xyz), body_vel=vel,

@@ -69,13 +69,15 @@ class Simulator:
     are built once and reused for every run."""
 
     def __init__(self, osim_path, meta: Mapping | None = None, control_interval: float = 0.005,
-                 integrator: str = "semi_explicit_euler2", accuracy: float = 1e-3):
+                 integrator: str = "semi_explicit_euler2", accuracy: float = 1e-3,
+                 terrain=None):
         self.meta = meta if meta is not None else load_meta(osim_path)
-        self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy)
+        self.terrain = terrain
+        self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy, terrain=terrain)
         self.control_model = control_model_from_meta(self.meta, control_interval)
         self.bridge = SensorBridge(self.meta, self.engine)
         trunk = self.meta["features"].get("trunk", self.meta["root"])
-        self.rules = TerminationRules(self.meta, self.engine.body_index, trunk)
+        self.rules = TerminationRules(self.meta, self.engine.body_index, trunk, terrain)
         self.control_interval = control_interval
 
     def split(self, params: Mapping[str, float] | None, source="parameters"):
@@ -120,6 +122,8 @@ class Simulator:
             c2 = time.perf_counter()
             engine.set_excitations(u)
             engine.set_push(scenario.push_at(t))
+            if self.terrain is not None:
+                engine.update_terrain(bridge.contact_centres(raw)[:, 0])
             c3 = time.perf_counter()
             timing["controller"] += c1 - c0
             timing["observers"] += c2 - c1

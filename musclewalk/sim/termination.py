@@ -1,5 +1,5 @@
-"""Early termination rules of §5, tested every control step: COM height below 0.9 x its initial
-height, trunk heading more than 45 degrees off the target, self-collision of the legs, and leg
+"""Early termination rules of §5, tested every control step: COM height (above the terrain
+under it) below 0.9 x its initial height, trunk heading more than 45 degrees off the target, self-collision of the legs, and leg
 crossing (the coronal positions of the feet reversed)."""
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ def segment_distance(p0, p1, q0, q1) -> float:
 
 
 class TerminationRules:
-    def __init__(self, meta: Mapping, body_index: Mapping[str, int], trunk: str):
+    def __init__(self, meta: Mapping, body_index: Mapping[str, int], trunk: str, terrain=None):
+        self.terrain = terrain
         legs = meta["features"]["legs"]
         joints_by_child = {j["child"]: j for j in meta["joints"]}
         # leg segments as (start body, end body): lower leg knee->ankle, foot ankle->toe joint
@@ -57,7 +58,8 @@ class TerminationRules:
 
     def check(self, sensors, target_heading: float) -> str | None:
         """Name of the first rule that fires, or None."""
-        if sensors.com_pos[1] < COM_HEIGHT_FACTOR * self.initial_com_height:
+        ground = float(self.terrain.height(sensors.com_pos[0])) if self.terrain is not None else 0.0
+        if sensors.com_pos[1] - ground < COM_HEIGHT_FACTOR * self.initial_com_height:
             return "com_height"
         R = sensors.body_R[self.trunk]
         heading = math.atan2(-R[2, 0], R[0, 0])

@@ -142,3 +142,44 @@ def test_bad_simulate_input(built_models, tmp_path, capsys):
     assert main(["simulate", str(bad_model), "--speed", "1", "--duration", "0.1",
                  "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_ramp_terrain_profile_is_continuous():
+    from musclewalk.sim.terrain import RampTerrain
+    terrain = RampTerrain(5.0, seed=3, length=10)
+    x = np.linspace(-2, 11, 2001)
+    h = terrain.height(x)
+    assert np.all(h[x < terrain.flat_start] == 0)
+    assert np.max(np.abs(np.diff(h))) < np.tan(np.radians(5.01)) * (x[1] - x[0]) + 1e-12
+    for i in range(1, terrain.n_segments):
+        xb = terrain.x_start[i]
+        assert terrain.height(xb - 1e-9) == pytest.approx(terrain.height(xb), abs=1e-6)
+    assert np.all(np.abs(terrain.slopes) <= np.radians(5.0))
+
+
+def test_creature_stands_on_a_ramp(built_models):
+    """Standing on a sloped segment: feet rest on the terrain surface (not on y = 0) and the
+    ground reaction carries body weight, tilted with the slope's normal."""
+    from musclewalk.sim.terrain import RampTerrain
+    terrain = RampTerrain(8.0, seed=5, length=8)
+    x = 4.5
+    i = int(terrain.segment_of(x))
+    assert abs(terrain.slopes[i]) > np.radians(1)
+    sim = Simulator(built_models["HumanLegs"], terrain=terrain)
+    eng = sim.engine
+    s = eng.initial_state({"root_tx": x}, {})
+    eng.start(s, np.full(20, 0.1))
+    for k in range(40):
+        raw = eng.read()
+        eng.set_excitations(np.full(20, 0.1))
+        eng.update_terrain(sim.bridge.contact_centres(raw)[:, 0])
+        assert eng.advance((k + 1) * 0.005)
+    raw = eng.read()
+    points = sim.bridge.contact_points(raw)
+    loaded = raw.contact_force[:, 1] > 5
+    assert loaded.sum() >= 2
+    gap = points[loaded, 1] - terrain.height(points[loaded, 0])
+    assert np.all(np.abs(gap) < 0.02)
+    assert abs(terrain.height(x)) > 0.02          # really above/below the flat ground
+    total = raw.contact_force.sum(axis=0)
+    assert total[1] == pytest.approx(sim.meta["total_mass"] * 9.80665, rel=0.15)

@@ -1,0 +1,61 @@
+"""Uneven terrain within OpenSim's contact model: ramps whose slope changes randomly every
+metre (paper §6.2, "a 1 m wide ramp with a steepness that randomly varies each meter").
+
+Approach: the piecewise-planar, continuous height profile h(x) is made of one ContactHalfSpace
+per 1 m segment (a plane through the segment, tilted by its slope). Every foot contact sphere
+gets a SmoothSphereHalfSpaceForce against every segment plane; between control steps only the
+force of the segment under the sphere's centre is enabled (Force::setAppliesForce, a discrete
+state variable, so no re-initialization is needed) and the model's flat-ground forces are off.
+
+Limits (documented, by design): a sphere sees only the plane under its centre, so near a kink
+between two segments it can sink slightly into the neighbouring plane (valley) or feel the
+extended plane in the air (ridge) for less than a sphere radius; the switch happens at control
+steps (5 ms). The terrain extends in z without bound (the ramp's width is not modelled) and
+starts after a flat run-up; heights are continuous at every segment boundary.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class RampTerrain:
+    max_slope_deg: float
+    seed: int = 0
+    length: float = 40.0            # m of ramps after the run-up
+    segment_length: float = 1.0
+    flat_start: float = 1.0         # m of flat ground before the first ramp
+
+    def __post_init__(self):
+        if not (0 <= self.max_slope_deg < 45):
+            raise ValueError(f"terrain slope: must be in [0, 45) degrees, got {self.max_slope_deg}")
+        rng = np.random.default_rng(self.seed)
+        n = int(math.ceil(self.length / self.segment_length))
+        slopes = np.radians(rng.uniform(-self.max_slope_deg, self.max_slope_deg, n))
+        x0 = self.flat_start + self.segment_length * np.arange(n)
+        heights = np.concatenate([[0.0], np.cumsum(np.tan(slopes) * self.segment_length)])
+        # segment 0 is the flat ground before the ramps (and behind the start)
+        self.x_start = np.concatenate([[-np.inf], x0])
+        self.slopes = np.concatenate([[0.0], slopes])
+        self.h_start = np.concatenate([[0.0], heights[:-1]])
+        self.x_anchor = np.concatenate([[0.0], x0])
+
+    @property
+    def n_segments(self) -> int:
+        return len(self.slopes)
+
+    def segment_of(self, x) -> np.ndarray:
+        return np.searchsorted(self.x_start, np.asarray(x, float), side="right") - 1
+
+    def height(self, x) -> np.ndarray:
+        i = self.segment_of(x)
+        return self.h_start[i] + np.tan(self.slopes[i]) * (np.asarray(x, float) - self.x_anchor[i])
+
+    def plane(self, i: int) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+        """(location, XYZ orientation) of segment i's ContactHalfSpace in the ground frame
+        (OpenSim's half-space normal is -X of its frame; rotated to point up the slope's normal)."""
+        return ((float(self.x_anchor[i]), float(self.h_start[i]), 0.0),
+                (0.0, 0.0, -math.pi / 2 + float(self.slopes[i])))
