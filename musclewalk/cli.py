@@ -115,7 +115,7 @@ def _cmd_optimize(args):
     out = args.out
     model = Path(args.creature)
     if args.resume:
-        settings = Settings(model="", speed=args.speed, generations=args.generations)
+        settings = Settings(model="", speed=args.speed, generations=args.generations or 0)
     else:
         if model.suffix != ".osim":
             model = out / "model" / f"{args.creature}.osim"
@@ -125,7 +125,7 @@ def _cmd_optimize(args):
             raise UsageError(f"{model}: model file not found")
         settings = Settings(
             model=str(model), speed=args.speed, duration=args.duration,
-            generations=args.generations, seed=args.seed, workers=args.workers,
+            generations=args.generations or 100, seed=args.seed, workers=args.workers,
             evaluator=args.evaluator, scheduler=args.scheduler, init=args.init,
             init_other_creature=args.init_from_other_creature, sigma=args.sigma,
             extra_generations=args.extra_generations, stagnation=args.stagnation,
@@ -201,7 +201,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("creature", help="preset name, creature YAML, or a built .osim")
     s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
     s.add_argument("--duration", type=float, default=10.0, help="t_max of an evaluation, s")
-    s.add_argument("--generations", type=int, default=100, help="generation limit")
+    s.add_argument("--generations", type=int, default=None,
+                   help="generation limit (default 100; on --resume: the run's own limit)")
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--init", help="warm start from an earlier run's best.json")
     s.add_argument("--init-from-other-creature", action="store_true",

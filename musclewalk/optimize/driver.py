@@ -10,6 +10,7 @@ Run directory:
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -77,6 +78,13 @@ class State:
     failures: int = 0
 
 
+def _scheduler_address(client) -> str | None:
+    try:
+        return str(client.scheduler.address)
+    except Exception:
+        return None
+
+
 def _atomic_pickle(path: Path, obj) -> None:
     write_atomic(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
@@ -135,16 +143,36 @@ class Optimization:
             raise OptimizationError(f"{path}: --init file not found") from None
         except json.JSONDecodeError as exc:
             raise OptimizationError(f"{path}: not valid JSON ({exc})") from None
+        if not isinstance(data, dict):
+            raise OptimizationError(f"{path}: expected a JSON object (an earlier run's best.json)")
         creature = data.get("creature")
         if creature and creature != self.meta["creature"] and not self.settings.init_other_creature:
             raise OptimizationError(f"{path}: creature: parameters of '{creature}' cannot start "
                                     f"an optimization of '{self.meta['creature']}' (use --init-from-other-creature to "
                                     "carry over the parameters both share)")
-        flat = self.space.flatten(data.get("parameters", data))
+        params = data.get("parameters", data)
+        if not isinstance(params, dict):
+            raise OptimizationError(f"{path}: parameters: expected an object")
+        if not any(k in params for k in ("controller", "initial_state", "model")):
+            # a flat {name: value} file: controller, init.* and routing./properties./passive. names
+            params = {"controller": {k: v for k, v in params.items() if "." in k}}
+        for section in ("controller", "initial_state", "model"):
+            if not isinstance(params.get(section, {}), dict):
+                raise OptimizationError(f"{path}: parameters.{section}: expected an object")
+        for kind, vals in params.get("model", {}).items():
+            if not isinstance(vals, dict):
+                raise OptimizationError(f"{path}: parameters.model.{kind}: expected an object")
+        flat = self.space.flatten(params)
         unknown = [k for k in flat if k not in self.space.names]
         known = len(flat) - len(unknown)
         if known == 0:
             raise OptimizationError(f"{path}: parameters: none of them belongs to this model")
+        for name, value in flat.items():
+            if name in unknown:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value):
+                raise OptimizationError(f"{path}: {name}: expected a finite number, got {value!r}")
         # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry over;
         # the rest keep their defaults
         return self.space.x_from_values({k: v for k, v in flat.items() if k not in unknown})
@@ -222,14 +250,21 @@ class Optimization:
 
     # ------------------------------------------------------------------ outputs
     def _save(self) -> None:
+        """Outputs first, the checkpoint last: a run killed in between redoes this generation
+        on resume (the same candidates: the pickled CMA state carries its random generator) and
+        rewrites the same outputs, instead of never writing the best of a generation the
+        checkpoint already holds."""
         st, s = self.state, self.settings
-        _atomic_pickle(self.out / CHECKPOINT, {"settings": s, "state": st})
         import pandas as pd
         tmp = self.out / ".history.csv.tmp"
         pd.DataFrame(st.history).to_csv(tmp, index=False, float_format="%.6g")
         os.replace(tmp, self.out / "history.csv")
         if st.best_x is not None and st.best_generation == st.generation:
             self._write_best()
+        if s.scheduler is not None and not isinstance(s.scheduler, str):
+            # a dask Client object cannot be pickled: keep its scheduler's address
+            s = dataclasses.replace(s, scheduler=_scheduler_address(s.scheduler))
+        _atomic_pickle(self.out / CHECKPOINT, {"settings": s, "state": st})
 
     def _write_best(self) -> None:
         st, s = self.state, self.settings

@@ -4,10 +4,13 @@ private copy of the model, simulate the scenario, and score it with the objectiv
 crashed optimization."""
 from __future__ import annotations
 
+import atexit
 import copy
 import math
 import os
+import shutil
 import tempfile
+import threading
 import time
 import traceback
 from dataclasses import asdict, dataclass
@@ -23,7 +26,10 @@ from ..sim.runner import Simulator
 from ..sim.scenario import Scenario
 from .objective import TERMS, ObjectiveRecorder, all_under_thresholds, combine
 
-FAILURE_SCORE = 100.0 * 1.0 + 1000.0   # worse than any completed run (E_speed <= 100 * 1 ...)
+# a failed evaluation ranks below every simulated candidate: a run that falls at once scores
+# about 100 (E_speed = 1 over t_max), and |1 - v_base / v| averaged over t_max stays far below
+# 100 for any motion a simulation produces
+FAILURE_SCORE = 1.0e4
 
 
 class EvaluationTimeout(Exception):
@@ -55,6 +61,17 @@ class EvaluationTask:
     timeout: float = 600.0        # wall seconds per evaluation
 
 
+def check_model_values(model_values: Mapping[str, Mapping[str, float]]) -> None:
+    """Model vectors are normalized to their ranges: a value outside [0, 1] (or NaN) is
+    rejected here, before OpenSim sees it. Such a model (e.g. a negative optimal fibre length)
+    can make OpenSim throw inside Model.addForce, after which destroying the half-built model
+    crashes the whole process instead of failing one evaluation."""
+    for kind, vals in model_values.items():
+        for name, value in vals.items():
+            if not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"{kind}.{name}: {value:g} is outside the model range [0, 1]")
+
+
 class Evaluator:
     """Per worker process: parses the base model once; each evaluation writes the candidate
     model to a private temporary file and loads it."""
@@ -65,11 +82,13 @@ class Evaluator:
         self.vectors = ModelVectors(self.meta)
         self.base_tree = parse_osim(model)
         self.tmpdir = Path(tempfile.mkdtemp(prefix=f"musclewalk-eval-{os.getpid()}-"))
+        atexit.register(shutil.rmtree, self.tmpdir, True)
 
     def candidate_model(self, model_values: Mapping) -> Path:
         tree = copy.deepcopy(self.base_tree)
         self.vectors.write(tree, model_values)
-        path = self.tmpdir / "candidate.osim"
+        # one file per thread: a dask worker may run several evaluations at once
+        path = self.tmpdir / f"candidate-{threading.get_ident()}.osim"
         write_atomic(path, xml_bytes(tree))
         return path
 
@@ -78,6 +97,7 @@ class Evaluator:
         t0 = time.perf_counter()
         try:
             sim_values, model_values = ParameterSpace.split(values)
+            check_model_values(model_values)
             path = self.candidate_model(model_values)
             sim = Simulator(path, meta=self.meta, control_interval=task.control_interval)
             scenario = Scenario(speed=task.speed, duration=task.duration,
@@ -104,6 +124,12 @@ class Evaluator:
                                     {k: float("nan") for k in TERMS}, 0.0, True,
                                     type(exc).__name__, time.perf_counter() - t0,
                                     error=f"{type(exc).__name__}: {exc}"[:500])
+
+
+def failed_result(error: str) -> dict:
+    return EvaluationResult(FAILURE_SCORE, {k: float("nan") for k in TERMS},
+                            {k: float("nan") for k in TERMS}, 0.0, True, "failure", 0.0,
+                            error=error).as_dict()
 
 
 _EVALUATORS: dict[str, Evaluator] = {}

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Mapping, Sequence
 
-from .evaluate import EvaluationTask, evaluate_task
+from .evaluate import EvaluationTask, evaluate_task, failed_result
 
 
 class SerialEvaluator:
@@ -20,17 +22,54 @@ class SerialEvaluator:
 
 
 class ProcessEvaluator:
+    """Persistent pool of spawned worker processes. A worker that dies (OpenSim can abort the
+    process on a pathological model) breaks the pool: it is restarted and the unfinished
+    candidates are evaluated again; a candidate that breaks the pool twice is a failure."""
+
     def __init__(self, workers: int):
         self.workers = workers or os.cpu_count() or 1
-        # spawn: workers start clean (no OpenSim state inherited from the parent)
-        self.pool = mp.get_context("spawn").Pool(self.workers, maxtasksperchild=None)
+        self.pool = self._new_pool()
+
+    def _new_pool(self):
+        return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"))
 
     def map(self, task, values):
-        return self.pool.starmap(evaluate_task, [(task, v) for v in values], chunksize=1)
+        results: list = [None] * len(values)
+        strikes = [0] * len(values)
+        pending = list(range(len(values)))
+        while pending:
+            futures = {i: self.pool.submit(evaluate_task, task, values[i]) for i in pending}
+            broken = []
+            for i, fut in futures.items():
+                try:
+                    results[i] = fut.result()
+                except BrokenProcessPool:
+                    broken.append(i)
+            if not broken:
+                break
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = self._new_pool()
+            pending = []
+            for i in broken:
+                strikes[i] += 1
+                if strikes[i] >= 2:
+                    results[i] = failed_result("worker process died (BrokenProcessPool)")
+                else:
+                    pending.append(i)
+            if len(broken) > 1:
+                # evaluate the suspects one at a time so only the culprit is penalized
+                for i in list(pending):
+                    try:
+                        results[i] = self.pool.submit(evaluate_task, task, values[i]).result()
+                    except BrokenProcessPool:
+                        results[i] = failed_result("worker process died (BrokenProcessPool)")
+                        self.pool.shutdown(wait=False, cancel_futures=True)
+                        self.pool = self._new_pool()
+                pending = []
+        return results
 
     def close(self) -> None:
-        self.pool.close()
-        self.pool.join()
+        self.pool.shutdown(wait=True)
 
 
 class DaskEvaluator:

@@ -75,6 +75,9 @@ class ObjectiveRecorder:
         self.muscle_mass = muscle_masses(fmax, lopt)
         self.bridge = sim.bridge
         self.integrals = {k: 0.0 for k in TERMS}
+        # the latest sample (t, measures): it counts once the next control step shows that
+        # the simulation went on past t (see finish)
+        self._pending: tuple[float, dict] | None = None
         self.in_contact = np.array([True, False])     # the paper starts with the left leg swinging
         self.initiations: list[tuple[float, float]] = []
         self.v_base = 0.0
@@ -114,16 +117,28 @@ class ObjectiveRecorder:
         rate = metabolic_rate(self.mass, self.muscle_mass, excitation, act, nfl, vel_f,
                               f_fiber, f_active)
         self.metabolic_energy += rate * self.dt
-        for key, value in (("speed", e_speed), ("headori", e_headori), ("headvel", e_headvel),
-                           ("slide", e_slide), ("effort", rate / self.mass)):
-            self.integrals[key] += value * self.dt
+        self._commit()
+        self._pending = (t, {"speed": e_speed, "headori": e_headori, "headvel": e_headvel,
+                             "slide": e_slide, "effort": rate / self.mass})
         self.steps += 1
+
+    def _commit(self) -> None:
+        if self._pending is not None:
+            for key, value in self._pending[1].items():
+                self.integrals[key] += value * self.dt
+            self._pending = None
 
     def finish(self, simulated_time: float, terminated: bool) -> dict:
         """Time-averaged measures over t_max, with the termination penalty applied."""
         duration = self.scenario.duration
+        # the sample of control step k stands for [t_k, t_k + dt) (a left Riemann sum, so a
+        # constant measure averages to itself). The observers also see the state at the end of
+        # the simulated time (t_max itself, or the step an integrator failure stopped at): that
+        # sample stands for no simulated time and does not count.
         integrals = dict(self.integrals)
-        # the last observer call belongs to t_end: the integrals cover [0, t_end]
+        if self._pending is not None and self._pending[0] < simulated_time - 0.5 * self.dt:
+            for key, value in self._pending[1].items():
+                integrals[key] += value * self.dt
         if terminated:
             integrals["speed"] += max(0.0, duration - simulated_time) * 1.0
         return MeasureTotals(integrals, duration).averages()

@@ -80,6 +80,12 @@ class OpenSimEngine:
         missing = [n for n in names if not body_set.contains(n)]
         if missing:
             raise EngineError(f"{path}: bodies {missing} of the metadata are not in the model")
+        try:
+            # validate the properties first: if addForce() threw, the push force below would be
+            # owned by both Python and the model and freed twice (segfault)
+            model.finalizeFromProperties()
+        except Exception as exc:
+            raise EngineError(f"{path}: invalid model properties: {exc}") from None
         # external push on the trunk: a PrescribedForce whose Constant components we set
         self.push_body = push_body or meta["features"].get("trunk", meta["root"])
         push = osim.PrescribedForce(PUSH_FORCE_NAME, body_set.get(self.push_body))

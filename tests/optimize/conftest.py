@@ -1,0 +1,22 @@
+"""Shared fixtures of the optimization tests: the HumanLegs model (built once per session) and
+small settings (population 4, 0.3 s evaluations) that keep each generation to about a second."""
+import pytest
+
+
+@pytest.fixture(scope="session")
+def humanlegs_osim(built_models):
+    return built_models["HumanLegs"]
+
+
+@pytest.fixture(scope="session")
+def small_settings(humanlegs_osim):
+    """Factory of cheap optimization Settings for the HumanLegs model."""
+    from musclewalk.optimize.driver import Settings
+
+    def make(**overrides):
+        base = dict(model=str(humanlegs_osim), speed=1.3, duration=0.3, generations=2, seed=7,
+                    evaluator="serial", workers=1, popsize=4, timeout=120.0)
+        base.update(overrides)
+        return Settings(**base)
+
+    return make

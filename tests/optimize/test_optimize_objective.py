@@ -1,0 +1,280 @@
+"""The objective (eqs. 32-37) on synthetic trajectories, against hand-computed values: measures
+integrated over t_max and averaged, thresholds applied after averaging, the termination penalty
+(E_speed = 1, the others 0 for the rest of t_max) and v_base updated at contact initiations."""
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from musclewalk.control.sensors import Sensors
+from musclewalk.optimize.objective import (THRESHOLDS, WEIGHTS, ObjectiveRecorder,
+                                           all_under_thresholds, combine)
+from musclewalk.optimize.metabolics import metabolic_rate, muscle_masses
+from musclewalk.sim.scenario import Scenario
+
+DT = 0.005
+T_MAX = 0.05                    # 10 control intervals
+N = 10
+TARGET = 2.0                    # m/s
+PSI = 0.3                       # constant target heading, rad
+FORWARD = np.array([math.cos(PSI), 0.0, -math.sin(PSI)])
+SIDE = np.array([math.sin(PSI), 0.0, math.cos(PSI)])     # horizontal, perpendicular to FORWARD
+BODY_MASS = 50.0
+HEAD_OFFSET = np.array([0.0, 0.5, 0.0])                  # head point on the trunk (no head body)
+M_MUSCLES = muscle_masses([1000.0, 2500.0], [0.10, 0.05])
+
+
+def rot_x(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+
+
+def rot_y(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
+
+
+def rot_z(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+BASE_R = rot_z(0.1)             # the trunk's orientation in the base pose
+
+
+class FakeBridge:
+    def contact_velocities(self, raw):
+        return raw.contact_vel
+
+
+class FakeEngine:
+    """Every muscle fully excited and active at optimal length, not moving:
+    179 W/kg of muscle (activation 86.5 + maintenance 92.5), no shortening heat or work."""
+
+    def muscle_states(self):
+        return (np.ones(2), np.ones(2), np.zeros(2), np.array([300.0, 700.0]),
+                np.array([250.0, 650.0]))
+
+
+EXCITATION = np.ones(2)
+RATE = 1.51 * BODY_MASS + 179.0 * M_MUSCLES.sum()        # W
+EFFORT = RATE / BODY_MASS                                  # W/kg, about 4.924
+
+
+def fake_sim():
+    meta = {
+        "total_mass": BODY_MASS,
+        "base_pose": {"trunk": {"R": BASE_R.ravel().tolist(), "p": [0.0, 1.0, 0.0]},
+                      "pelvis": {"R": np.eye(3).ravel().tolist(), "p": [0.0, 0.9, 0.0]}},
+        "bodies": [{"name": "trunk"}, {"name": "pelvis"}],
+        "muscles": [{"max_isometric_force": 1000.0, "optimal_fiber_length": 0.10},
+                    {"max_isometric_force": 2500.0, "optimal_fiber_length": 0.05}],
+    }
+    cm = SimpleNamespace(trunk_body=0, head_body=None, head_offset=tuple(HEAD_OFFSET))
+    return SimpleNamespace(meta=meta, control_model=cm, bridge=FakeBridge())
+
+
+# ------------------------------------------------------------------ the synthetic trajectory
+# contacts (vertical GRF, N; contact above 5 % body weight = 24.5 N): the right foot (0) stands,
+# the left (1) swings, a 20 N brush at k=1 is no contact, the left lands at k=3, the right lifts
+# at k=4 and lands again at k=7
+GRF_RIGHT = [400, 400, 400, 400, 0, 0, 0, 400, 400, 400, 400]
+GRF_LEFT = [0, 20, 0, 300, 300, 300, 300, 300, 300, 300, 300]
+# forward position of the average foot position; only the values at initiations matter
+FOOT_FWD = [0.02, 0.03, 0.05, 0.10, 0.11, 0.115, 0.12, 0.13, 0.135, 0.14, 0.15]
+# head orientation error: above the 0.2 rad threshold at k=0, 1, yet 0.18 on average; the sample
+# at t = t_max (k=10) lies outside [0, t_max) and must not count
+HEAD_ANGLE = [0.5, 0.5, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 3.0]
+# |head velocity error|: 0.5 m/s on average (over the 0.3 threshold)
+HEAD_DV = [0.4, 0.6] * 5 + [10.0]
+SLIDE_LOADED = [True] * 5 + [False] * 6       # 0.3 m/s while loaded, 0.15 on average
+
+
+def step(k):
+    """(sensors, raw) of control step k."""
+    t = k * DT
+    R = rot_y(PSI) @ rot_x(HEAD_ANGLE[k]) @ BASE_R
+    omega = np.array([0.3, -0.2, 1.0]) * k / 10.0
+    r = R @ HEAD_OFFSET
+    dv_dir = np.array([math.cos(k), 0.5, math.sin(k)])
+    dv = HEAD_DV[k] * dv_dir / np.linalg.norm(dv_dir)
+    vel = TARGET * FORWARD + dv - np.cross(omega, r)       # head point velocity = target + dv
+    foot_pos = np.array([FOOT_FWD[k] * FORWARD + 0.1 * SIDE + [0, 0.03, 0],
+                         FOOT_FWD[k] * FORWARD - 0.1 * SIDE + [0, 0.01, 0]])
+    foot_grf = np.array([[5.0, GRF_RIGHT[k], 1.0], [-3.0, GRF_LEFT[k], 2.0]])
+    body_R = np.stack([R, np.eye(3)])
+    sensors = Sensors(t=t, body_pos=np.zeros((2, 3)), body_R=body_R,
+                      body_vel=np.stack([vel, np.zeros(3)]),
+                      body_omega=np.stack([omega, np.zeros(3)]), com_pos=np.zeros(3),
+                      com_vel=np.zeros(3), foot_pos=foot_pos, foot_grf=foot_grf,
+                      muscle_force=np.zeros(2), pair_r=np.zeros((0, 3)), joint_pos=np.zeros((0, 3)))
+    if SLIDE_LOADED[k]:
+        # spheres 0 and 2 carry load (> 1 N): horizontal speeds 0.5 and 0.1 -> mean 0.3;
+        # sphere 1 (0.5 N) and sphere 3 (exactly 1 N) do not count, whatever their speed
+        force = np.array([[0, 50.0, 0], [0, 0.5, 0], [0, 20.0, 0], [0, 1.0, 0]])
+    else:
+        force = np.array([[0, 0.9, 0], [0, 0.0, 0], [0, 0.2, 0], [0, 1.0, 0]])
+    contact_vel = np.array([[0.3, 5.0, 0.4], [9.0, 9.0, 9.0], [0.0, -1.0, 0.1], [7.0, 7.0, 7.0]])
+    raw = SimpleNamespace(t=t, contact_force=force, contact_vel=contact_vel)
+    return sensors, raw
+
+
+def recorder():
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    return ObjectiveRecorder(fake_sim(), scenario)
+
+
+def feed(rec, steps):
+    engine = FakeEngine()
+    for k in steps:
+        sensors, raw = step(k)
+        rec(sensors, EXCITATION, engine, raw)
+
+
+def test_static_parts_from_the_model_description():
+    rec = recorder()
+    assert rec.contact_threshold == pytest.approx(0.05 * BODY_MASS * 9.80665)
+    assert rec.muscle_mass == pytest.approx([0.42388, 0.52985])
+    assert rec.head == 0 and rec.head_offset == pytest.approx(HEAD_OFFSET)
+    assert rec.head_base_R == pytest.approx(BASE_R)
+
+
+def test_v_base_is_updated_at_contact_initiations():
+    rec = recorder()
+    feed(rec, range(3))
+    # the right foot standing at t=0 and the 20 N brush of the left foot are no initiations
+    assert rec.initiations == [] and rec.v_base == 0.0
+    feed(rec, [3])
+    assert rec.initiations == [(pytest.approx(0.015), pytest.approx(0.10))]
+    assert rec.v_base == 0.0                      # one initiation: no speed yet
+    feed(rec, range(4, 7))
+    assert len(rec.initiations) == 1 and rec.v_base == 0.0
+    feed(rec, [7])
+    # average foot moved 0.13 - 0.10 m forward in 0.035 - 0.015 s
+    assert rec.v_base == pytest.approx(0.03 / 0.02)
+    feed(rec, range(8, 11))
+    assert rec.v_base == pytest.approx(1.5) and len(rec.initiations) == 2
+
+
+def test_objective_of_a_full_run_by_hand():
+    rec = recorder()
+    feed(rec, range(N + 1))       # the runner calls its observers at t = 0, dt, ..., t_max
+    avg = rec.finish(T_MAX, terminated=False)
+    # samples k = 0..9 each stand for [k dt, (k+1) dt); the average is sum(E_k dt) / t_max
+    speed = (7 * 1.0 + 3 * abs(1 - 1.5 / TARGET)) / N          # 0.775
+    headori = (0.5 + 0.5 + 8 * 0.1) / N                        # 0.18
+    headvel = 5 * (0.4 + 0.6) / N                              # 0.5
+    slide = 5 * 0.3 / N                                        # 0.15
+    expected = {"speed": speed, "headori": headori, "headvel": headvel, "slide": slide,
+                "effort": EFFORT}
+    assert avg == pytest.approx(expected, rel=1e-9)
+
+    score, terms = combine(avg)
+    # thresholds after averaging: head orientation (0.18 < 0.2) and sliding (0.15 < 0.2) count
+    # zero although single samples are far above their thresholds
+    assert terms == pytest.approx({"speed": 77.5, "headori": 0.0, "headvel": 5.0, "slide": 0.0,
+                                   "effort": 0.1 * EFFORT}, rel=1e-9)
+    assert score == pytest.approx(77.5 + 5.0 + 0.1 * EFFORT, rel=1e-9)
+    assert 0.1 * EFFORT == pytest.approx(0.49244, abs=1e-5)
+    assert not all_under_thresholds(avg)
+
+
+def test_a_constant_measure_averages_to_itself():
+    """E_speed stays 1 (v_base = 0) for a whole run: its average over t_max is exactly 1, as
+    it is for a run that terminates at once (no extra weight for the sample at t_max)."""
+    rec = recorder()
+    feed(rec, range(3))                        # no initiations: v_base = 0
+    for k in range(3, N + 1):                  # the left foot never lands in this variant
+        sensors, raw = step(k)
+        sensors.foot_grf[1, 1] = 0.0
+        sensors.foot_grf[0, 1] = 400.0
+        rec(sensors, EXCITATION, FakeEngine(), raw)
+    avg = rec.finish(T_MAX, terminated=False)
+    assert avg["speed"] == pytest.approx(1.0, rel=1e-12)
+    assert avg["effort"] == pytest.approx(EFFORT, rel=1e-12)
+
+
+def test_termination_penalty_by_hand():
+    """Terminated after 5 control intervals (observer calls at k = 0..4, simulated 0.025 s):
+    E_speed = 1 and the other measures 0 for the remaining 0.025 s of t_max."""
+    rec = recorder()
+    feed(rec, range(5))
+    avg = rec.finish(5 * DT, terminated=True)
+    expected = {"speed": (5 * 1.0 + 5 * 1.0) / N,               # 1.0
+                "headori": (0.5 + 0.5 + 3 * 0.1) / N,           # 0.13
+                "headvel": (0.4 + 0.6 + 0.4 + 0.6 + 0.4) / N,   # 0.24
+                "slide": 5 * 0.3 / N,                           # 0.15
+                "effort": 5 * EFFORT / N}
+    assert avg == pytest.approx(expected, rel=1e-9)
+    score, terms = combine(avg)
+    assert terms == pytest.approx({"speed": 100.0, "headori": 0.0, "headvel": 0.0, "slide": 0.0,
+                                   "effort": 0.05 * EFFORT}, rel=1e-9)
+    # without the penalty the same samples would average E_speed to 0.5
+    rec2 = recorder()
+    feed(rec2, range(5))
+    assert rec2.finish(5 * DT, terminated=False)["speed"] == pytest.approx(0.5)
+
+
+def test_integrator_failure_does_not_count_the_unsimulated_sample():
+    """An integrator failure at step k ends the run at k dt after the observers saw t = k dt;
+    that sample stands for time that was never simulated and is replaced by the penalty."""
+    a, b = recorder(), recorder()
+    feed(a, range(5))
+    feed(b, range(6))                          # one more call, at t = 0.025 = simulated time
+    assert b.finish(5 * DT, True) == pytest.approx(a.finish(5 * DT, True), rel=1e-12)
+
+
+def test_combine_thresholds_and_weights():
+    assert WEIGHTS == {"speed": 100.0, "headori": 10.0, "headvel": 10.0, "slide": 10.0,
+                       "effort": 0.1}                                     # Table 2
+    assert THRESHOLDS == {"speed": 0.1, "headori": 0.2, "headvel": 0.3, "slide": 0.2,
+                          "effort": 0.0}
+    avg = {"speed": 0.1, "headori": 0.1999, "headvel": 0.31, "slide": 0.5, "effort": 0.0}
+    score, terms = combine(avg)
+    # a value equal to its threshold is kept ({x}_H = 0 only for x < H)
+    assert terms == pytest.approx({"speed": 10.0, "headori": 0.0, "headvel": 3.1, "slide": 5.0,
+                                   "effort": 0.0})
+    assert score == pytest.approx(18.1)
+    assert all_under_thresholds({"speed": 0.09, "headori": 0.19, "headvel": 0.29, "slide": 0.19,
+                                 "effort": 7.0})
+    assert not all_under_thresholds({"speed": 0.09, "headori": 0.19, "headvel": 0.3,
+                                     "slide": 0.19, "effort": 7.0})
+
+
+def test_recorder_on_a_real_simulation(humanlegs_osim):
+    """With a real HumanLegs run the recorder's measures equal a recomputation from the raw
+    quantities captured at every control step."""
+    from musclewalk.sim.runner import Simulator
+    sim = Simulator(humanlegs_osim)
+    scenario = Scenario(speed=1.3, duration=0.1)
+    rec = ObjectiveRecorder(sim, scenario)
+    rows = []
+
+    def capture(sensors, u, engine, raw):
+        rows.append(dict(t=sensors.t, u=np.array(u), states=engine.muscle_states(),
+                         force=raw.contact_force.copy(),
+                         vel=sim.bridge.contact_velocities(raw).copy()))
+
+    result = sim.run(scenario, {}, observers=[rec, capture])
+    assert not result.terminated and len(rows) == 21
+    avg = rec.finish(result.simulated_time, result.terminated)
+    fmax = [m.getMaxIsometricForce() for m in sim.engine.muscles]
+    lopt = [m.getOptimalFiberLength() for m in sim.engine.muscles]
+    mass = 1059.7 * np.array(fmax) * np.array(lopt) / 0.25e6
+    assert rec.muscle_mass == pytest.approx(mass, rel=1e-9)
+    M = sim.meta["total_mass"]
+    counted = rows[:-1]                        # the sample at t_max lies outside [0, t_max)
+    effort = sum(metabolic_rate(M, mass, r["u"], *r["states"]) for r in counted) / M * 0.005
+    assert avg["effort"] == pytest.approx(effort / 0.1, rel=1e-9)
+    assert avg["effort"] > 1.51                 # more than the basal rate
+    slide = 0.0
+    for r in counted:
+        loaded = r["force"][:, 1] > 1.0
+        if loaded.any():
+            slide += np.mean(np.hypot(r["vel"][loaded, 0], r["vel"][loaded, 2])) * 0.005
+    assert avg["slide"] == pytest.approx(slide / 0.1, rel=1e-9, abs=1e-12)
+    # HumanLegs has no head body: the head point sits on the trunk, whose base orientation
+    # is the target's, so the error starts near 0
+    assert sim.control_model.head_body is None
+    assert 0 <= avg["headori"] < 0.5

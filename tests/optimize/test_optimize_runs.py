@@ -1,0 +1,320 @@
+"""Short real CMA-ES optimizations of HumanLegs (population 4, 0.3 s evaluations, 2
+generations): run outputs with worker processes and with a Dask cluster, reproducibility of a
+seed across evaluators, resume from a checkpoint (also after SIGKILL), and failing simulations
+as penalized evaluations."""
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from musclewalk.cli import main
+from musclewalk.model.meta import load_meta
+from musclewalk.model.vectors import KINDS, ModelVectors, parse_osim
+from musclewalk.opensim_env import import_opensim
+from musclewalk.optimize.driver import CHECKPOINT, Optimization, Settings, load_checkpoint
+from musclewalk.optimize.evaluate import (FAILURE_SCORE, EvaluationTask, Evaluator,
+                                          evaluate_task)
+from musclewalk.sim.runner import Simulator
+
+WALL_COLUMNS = ["wall_time", "generation_wall"]
+
+
+def run_opt(settings, out, resume=False):
+    return Optimization(settings, out, resume=resume, progress=False).run()
+
+
+@pytest.fixture(scope="module")
+def serial_run(small_settings, tmp_path_factory):
+    out = tmp_path_factory.mktemp("serial")
+    return out, run_opt(small_settings(), out)
+
+
+@pytest.fixture(scope="module")
+def process_run(small_settings, tmp_path_factory):
+    out = tmp_path_factory.mktemp("process")
+    return out, run_opt(small_settings(evaluator="process", workers=2), out)
+
+
+@pytest.fixture(scope="module")
+def dask_run(small_settings, tmp_path_factory):
+    from dask.distributed import Client, LocalCluster
+    out = tmp_path_factory.mktemp("dask")
+    with LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        state = run_opt(small_settings(evaluator="dask", scheduler=client, workers=2), out)
+        # the evaluations ran in the cluster's worker processes (each loads the model once)
+        loaded = client.run(lambda: len(__import__("musclewalk.optimize.evaluate", fromlist=["x"])
+                                        ._EVALUATORS))
+        assert len(loaded) == 2 and sum(loaded.values()) >= 1, loaded
+    return out, state
+
+
+def check_outputs(out, state, evaluator):
+    """best.json, optimized.osim (opens in OpenSim), history.csv with 2 rows, log.txt."""
+    hist = pd.read_csv(out / "history.csv")
+    assert list(hist["generation"]) == [1, 2]
+    assert list(hist["evaluations"]) == [4, 8]
+    assert hist["best"].iloc[1] <= hist["best"].iloc[0]
+    assert (hist["best"] <= hist["generation_best"] * (1 + 1e-6)).all()
+    assert list(hist["failures"]) == [0, 0]
+    for k in ("speed", "headori", "headvel", "slide", "effort"):
+        assert f"term_{k}" in hist and f"avg_{k}" in hist
+
+    best = json.loads((out / "best.json").read_text())
+    assert best["creature"] == "HumanLegs" and best["seed"] == 7 and best["speed"] == 1.3
+    assert best["objective"] == state.best_score
+    assert best["objective"] == pytest.approx(hist["best"].iloc[-1], rel=1e-5)
+    assert best["generation"] == state.best_generation in (1, 2)
+    assert best["objective"] == pytest.approx(sum(best["terms"].values()))
+    assert best["objective"] < FAILURE_SCORE
+
+    meta = load_meta(out / "optimized.osim")          # its metadata was written beside it
+    assert meta["creature"] == "HumanLegs" and meta["optimized_from"]
+    osim = import_opensim()
+    model = osim.Model(str(out / "optimized.osim"))
+    model.initSystem()
+    assert model.getMuscles().getSize() == len(meta["muscles"])
+    mv = ModelVectors(meta)
+    tree = parse_osim(out / "optimized.osim")
+    for kind in KINDS:
+        assert mv.read_values(tree, kind) == pytest.approx(best["parameters"]["model"][kind],
+                                                           abs=1e-9), kind
+
+    log = (out / "log.txt").read_text()
+    assert "generations: 2, evaluations: 8, failed evaluations: 0" in log
+    assert "seed: 7, population: 4" in log and f"evaluator: {evaluator}" in log
+    assert "stop: generation limit (2)" in log
+    assert "opensim 4." in log
+    saved_settings, saved = load_checkpoint(out / CHECKPOINT)
+    assert saved.generation == 2 and saved.evaluations == 8
+    assert saved.best_score == state.best_score
+    return best, hist
+
+
+def test_process_workers_run_writes_outputs(process_run, humanlegs_osim):
+    out, state = process_run
+    best, _ = check_outputs(out, state, "process")
+    # best.json describes the scored candidate: evaluating its parameters again gives its score
+    from musclewalk.optimize.space import ParameterSpace
+    from musclewalk.sim.bridge import control_model_from_meta
+    meta = load_meta(humanlegs_osim)
+    space = ParameterSpace(meta, control_model_from_meta(meta, 0.005))
+    again = evaluate_task(EvaluationTask(str(humanlegs_osim.resolve()), 1.3, 0.3),
+                          space.flatten(best["parameters"]))
+    assert again["error"] is None
+    assert again["score"] == pytest.approx(best["objective"], rel=1e-9)
+
+
+def test_dask_cluster_run_writes_outputs(dask_run):
+    out, state = dask_run
+    check_outputs(out, state, "dask")
+    # the checkpoint keeps the scheduler's address, not the (unpicklable) Client
+    saved_settings, _ = load_checkpoint(out / CHECKPOINT)
+    assert isinstance(saved_settings.scheduler, str)
+    assert saved_settings.scheduler.startswith("tcp://")
+
+
+def test_same_seed_same_best_whatever_the_evaluator(serial_run, process_run, dask_run):
+    results = {}
+    for name, (out, _) in (("serial", serial_run), ("process", process_run), ("dask", dask_run)):
+        best = json.loads((out / "best.json").read_text())
+        hist = pd.read_csv(out / "history.csv").drop(columns=WALL_COLUMNS)
+        results[name] = (best, hist)
+    best_s, hist_s = results["serial"]
+    for name in ("process", "dask"):
+        best, hist = results[name]
+        assert best["parameters"] == best_s["parameters"], name          # exactly
+        assert best["objective"] == best_s["objective"], name
+        pd.testing.assert_frame_equal(hist, hist_s)
+
+
+def test_the_seed_decides_the_candidates(small_settings, tmp_path):
+    def first_candidates(seed):
+        np.random.seed(999)            # whatever the global random state was before
+        return np.array(Optimization(small_settings(seed=seed), tmp_path,
+                                     progress=False).state.es.ask())
+    a, b, c = first_candidates(7), first_candidates(7), first_candidates(8)
+    assert a.shape == (4, b.shape[1])
+    assert np.array_equal(a, b) and not np.allclose(a, c)
+
+
+def test_resume_continues_from_the_checkpoint(small_settings, serial_run, tmp_path):
+    out = tmp_path / "resumed"
+    first = run_opt(small_settings(generations=1), out)
+    assert first.generation == 1 and first.evaluations == 4
+    row1 = pd.read_csv(out / "history.csv")
+    assert len(row1) == 1
+    np.random.seed(12345)          # a new process starts with another global random state
+    # only the generation budget comes from the resuming call; the rest from the checkpoint
+    state = run_opt(Settings(model="", speed=9.9, generations=2), out, resume=True)
+    assert state.generation == 2 and state.evaluations == 8
+    hist = pd.read_csv(out / "history.csv")
+    assert list(hist["generation"]) == [1, 2] and list(hist["evaluations"]) == [4, 8]
+    pd.testing.assert_frame_equal(hist.iloc[:1], row1, check_dtype=False)
+    saved_settings, saved = load_checkpoint(out / CHECKPOINT)
+    assert saved.generation == 2 and saved_settings.speed == 1.3 and saved_settings.duration == 0.3
+    assert "generations: 2, evaluations: 8" in (out / "log.txt").read_text()
+    # interrupted + resumed is the same run as the uninterrupted one
+    serial_out, serial_state = serial_run
+    assert json.loads((out / "best.json").read_text())["parameters"] == \
+        json.loads((serial_out / "best.json").read_text())["parameters"]
+    pd.testing.assert_frame_equal(hist.drop(columns=WALL_COLUMNS),
+                                  pd.read_csv(serial_out / "history.csv").drop(columns=WALL_COLUMNS))
+    # a finished run resumed without a larger budget does nothing more
+    again = run_opt(Settings(model="", speed=1.3, generations=1), out, resume=True)
+    assert again.generation == 2 and again.evaluations == 8
+
+
+def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tmp_path, capsys):
+    out = tmp_path / "killed"
+    errors = tmp_path / "stderr.txt"
+    cmd = [sys.executable, "-m", "musclewalk", "optimize", str(humanlegs_osim), "--speed", "1.3",
+           "--duration", "0.05", "--generations", "3", "--evaluator", "serial", "--seed", "3",
+           "--quiet", "--out", str(out)]
+    with open(errors, "wb") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 180
+            while not (out / CHECKPOINT).exists():
+                assert proc.poll() is None, errors.read_text()
+                assert time.monotonic() < deadline, "no checkpoint after 180 s"
+                time.sleep(0.02)
+            os.kill(proc.pid, signal.SIGKILL)          # in the middle of the next generation
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    _, saved = load_checkpoint(out / CHECKPOINT)
+    done = saved.generation
+    assert 1 <= done < 3 and saved.evaluations == 20 * done     # the CLI's population is 20
+    before = pd.read_csv(out / "history.csv")
+    assert len(before) >= done
+    assert not (out / "log.txt").exists()                         # it never finished
+    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--generations",
+                 "3", "--quiet", "--out", str(out)]) == 0, capsys.readouterr().err
+    _, resumed = load_checkpoint(out / CHECKPOINT)
+    assert resumed.generation == 3 and resumed.evaluations == 60
+    hist = pd.read_csv(out / "history.csv")
+    assert list(hist["generation"]) == [1, 2, 3]
+    assert list(hist["evaluations"]) == [20, 40, 60]
+    pd.testing.assert_frame_equal(hist.iloc[:done], before.iloc[:done], check_dtype=False)
+    assert json.loads((out / "best.json").read_text())["duration"] == 0.05
+    assert "generations: 3, evaluations: 60" in (out / "log.txt").read_text()
+    assert not list(out.glob(".*.tmp"))
+
+
+# ------------------------------------------------------------------ failing simulations
+@pytest.fixture
+def evaluator(humanlegs_osim):
+    return Evaluator(humanlegs_osim)
+
+
+def assert_penalized(result, error_start):
+    assert result.score == FAILURE_SCORE
+    assert result.error is not None and result.error.startswith(error_start), result.error
+    assert result.terminated and not result.thresholds_met
+    assert all(math.isnan(v) for v in result.terms.values())
+
+
+def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim, monkeypatch):
+    task = EvaluationTask(str(humanlegs_osim), 1.3, 0.1)
+
+    def boom(self, *args, **kwargs):
+        raise RuntimeError("SimTK Exception thrown at Integrator.cpp: step failed")
+
+    with monkeypatch.context() as m:
+        m.setattr(Simulator, "run", boom)
+        result = evaluator.evaluate(task, {})
+        assert_penalized(result, "RuntimeError: SimTK Exception")
+        assert result.reason == "RuntimeError"
+        # what worker processes return is the same, as a plain dict
+        assert evaluate_task(task, {})["score"] == FAILURE_SCORE
+
+    # OpenSim itself throws: the candidate model file is unreadable
+    real_candidate = Evaluator.candidate_model
+
+    def truncated(self, model_values):
+        path = real_candidate(self, model_values)
+        path.write_bytes(path.read_bytes()[:5000])
+        return path
+
+    with monkeypatch.context() as m:
+        m.setattr(Evaluator, "candidate_model", truncated)
+        result = evaluator.evaluate(task, {})
+        assert_penalized(result, "EngineError")
+        assert "OpenSim cannot read the model" in result.error
+
+    meta = load_meta(humanlegs_osim)
+    lopt = next(e["name"] for e in meta["properties"] if e["kind"] == "optimal_fiber_length")
+    # absurd model values (a negative optimal fibre length, NaN) are penalized before OpenSim
+    # sees them (such a model used to crash the whole process)
+    for absurd in (-50.0, 1.5, float("nan")):
+        result = evaluator.evaluate(task, {f"properties.{lopt}": absurd})
+        assert_penalized(result, f"ValueError: properties.{lopt}: ")
+        assert "outside the model range [0, 1]" in result.error
+    # a controller parameter outside its bounds
+    result = evaluator.evaluate(task, {"fsm.d_lift": 99.0})
+    assert_penalized(result, "ParameterError")
+    assert "fsm.d_lift" in result.error
+    # the wall-time limit
+    result = evaluator.evaluate(EvaluationTask(str(humanlegs_osim), 1.3, 0.1, timeout=0.0), {})
+    assert_penalized(result, "EvaluationTimeout")
+    # the evaluator is still usable afterwards
+    result = evaluator.evaluate(task, {})
+    assert result.error is None and result.score < FAILURE_SCORE
+    assert math.isfinite(result.score) and result.simulated_time == pytest.approx(0.1)
+
+
+def test_driver_keeps_going_past_failed_evaluations(small_settings, tmp_path, monkeypatch):
+    real_run = Simulator.run
+    calls = {"n": 0}
+
+    def flaky(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] % 2 == 0:
+            raise RuntimeError("simulated OpenSim failure")
+        return real_run(self, *args, **kwargs)
+
+    monkeypatch.setattr(Simulator, "run", flaky)
+    out = tmp_path / "flaky"
+    state = run_opt(small_settings(duration=0.1), out)
+    assert calls["n"] == 8
+    assert state.generation == 2 and state.evaluations == 8 and state.failures == 4
+    hist = pd.read_csv(out / "history.csv")
+    assert list(hist["failures"]) == [2, 4]
+    assert state.best_score < FAILURE_SCORE and state.best_result["error"] is None
+    assert "failed evaluations: 4" in (out / "log.txt").read_text()
+    assert (out / "best.json").exists() and (out / "optimized.osim").exists()
+
+    # every candidate failing is no crash either
+    monkeypatch.setattr(Simulator, "run", lambda self, *a, **k: 1 / 0)
+    out2 = tmp_path / "all_failed"
+    state = run_opt(small_settings(generations=1), out2)
+    assert state.generation == 1 and state.failures == 4 and state.best_score == FAILURE_SCORE
+    best = json.loads((out2 / "best.json").read_text())
+    assert best["objective"] == FAILURE_SCORE
+
+
+def test_concurrent_evaluations_in_one_process(evaluator, humanlegs_osim):
+    """A dask worker may run several evaluations at once in threads of one process: each
+    candidate model must be its own file, so every thread simulates its own candidate."""
+    from concurrent.futures import ThreadPoolExecutor
+    meta = load_meta(humanlegs_osim)
+    fmax = [f"properties.{e['name']}" for e in meta["properties"]
+            if e["kind"] == "max_isometric_force"]
+    task = EvaluationTask(str(humanlegs_osim), 1.3, 0.1)
+    candidates = [{name: u for name in fmax} for u in (0.1, 0.9, 0.3, 0.7)]
+    serial = [evaluator.evaluate(task, c).score for c in candidates]
+    assert len(set(serial)) == 4                 # the candidates really differ
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(lambda c: evaluator.evaluate(task, c).score, candidates * 2))
+    assert threaded == serial * 2
