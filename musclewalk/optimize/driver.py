@@ -261,6 +261,7 @@ class Optimization:
         os.replace(tmp, self.out / "history.csv")
         if st.best_x is not None and st.best_generation == st.generation:
             self._write_best()
+        self._write_log(None)
         if s.scheduler is not None and not isinstance(s.scheduler, str):
             # a dask Client object cannot be pickled: keep its scheduler's address
             s = dataclasses.replace(s, scheduler=_scheduler_address(s.scheduler))
@@ -306,7 +307,7 @@ class Optimization:
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
             "best terms: " + json.dumps(st.best_result["terms"] if st.best_result else {}),
             f"thresholds met at generation: {st.thresholds_met_at}",
-            f"stop: {stop}",
+            f"stop: {stop or 'running (written after every generation)'}",
             f"versions: python {platform.python_version()}, opensim {opensim.__version__}, "
             f"cma {cma.__version__}, numpy {np.__version__}",
             f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, "

@@ -183,3 +183,27 @@ def test_creature_stands_on_a_ramp(built_models):
     assert abs(terrain.height(x)) > 0.02          # really above/below the flat ground
     total = raw.contact_force.sum(axis=0)
     assert total[1] == pytest.approx(sim.meta["total_mass"] * 9.80665, rel=0.15)
+
+
+def test_controller_on_the_real_model_drives_the_swing_leg_forward(humanlegs):
+    """With the left leg behind the body in swing, the JT feedback excites the left hip flexors
+    and inhibits the left hip extensors; with the right leg in stance and the trunk leaning back
+    of its target, the right (stance) hip flexors pull the trunk forward."""
+    from musclewalk.control.controller import Controller
+    sim = humanlegs
+    eng = sim.engine
+    s = eng.initial_state({"hip_flexion_l": -0.4, "root_pitch": 0.15}, {})
+    eng.start(s, np.full(20, 0.02))
+    sensors = sim.bridge.sensors(eng.read())
+    ctrl = Controller(sim.control_model, None, speed=1.3)
+    ctrl.reset(("stance", "swing"))
+    ctrl.step(sensors)
+    assert ctrl.leg_states == ("stance", "swing")
+    fb = dict(zip([m.name for m in sim.control_model.muscles], ctrl.feedback))
+    for flexor in ("hip_flexor_medial_l", "hip_flexor_lateral_l", "rectus_femoris_l"):
+        assert fb[flexor] > 0.02
+    assert fb["hip_abductor_posterior_l"] < 0
+    assert fb["hamstrings_l"] < 0
+    # trunk leaning backwards (root_pitch > 0) while its target leans forward
+    assert fb["hip_flexor_lateral_r"] > 0.02
+    assert fb["hip_abductor_posterior_r"] < 0
