@@ -198,7 +198,7 @@ def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tm
     assert 1 <= done < 3 and saved.evaluations == 20 * done     # the CLI's population is 20
     before = pd.read_csv(out / "history.csv")
     assert len(before) >= done
-    assert not (out / "log.txt").exists()                         # it never finished
+    assert "stop: running" in (out / "log.txt").read_text()      # it never finished
     assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--generations",
                  "3", "--quiet", "--out", str(out)]) == 0, capsys.readouterr().err
     _, resumed = load_checkpoint(out / CHECKPOINT)
@@ -208,7 +208,8 @@ def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tm
     assert list(hist["evaluations"]) == [20, 40, 60]
     pd.testing.assert_frame_equal(hist.iloc[:done], before.iloc[:done], check_dtype=False)
     assert json.loads((out / "best.json").read_text())["duration"] == 0.05
-    assert "generations: 3, evaluations: 60" in (out / "log.txt").read_text()
+    log = (out / "log.txt").read_text()
+    assert "generations: 3, evaluations: 60" in log and "stop: generation limit (3)" in log
     assert not list(out.glob(".*.tmp"))
 
 
