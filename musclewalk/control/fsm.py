@@ -15,9 +15,8 @@ Judgement calls (the paper is silent):
 
 - contact during swing is ignored (toe scuffing with a passive knee); a foot landing early goes to
   stance through stance_preparation once d_S > d_prep;
-- "dual stance" means the other leg is in the stance state (after this step's contact events);
-  the rear leg is the one with the smaller d_S; no own contact is required (a rear stance leg in the
-  air still lifts off);
+- "dual stance" means both legs are in the stance state (after this step's contact events) and
+  both feet touch the ground; the rear leg is the one with the smaller d_S;
 - stance without contact (flight phase) stays stance until d_S < d_lift or dual stance;
 - each step first applies the contact events of both legs, then the position/dual-stance events to
   the legs that did not change yet: at most one transition per leg per step.
@@ -69,7 +68,8 @@ def next_leg_states(
         if after_contact[s] == LegState.SWING and d_foot[s] > d_prep:
             new[s] = LegState.STANCE_PREPARATION
         elif after_contact[s] == LegState.STANCE:
-            rear_at_dual_stance = after_contact[o] == LegState.STANCE and d_foot[s] < d_foot[o]
+            rear_at_dual_stance = (after_contact[o] == LegState.STANCE and contact[o]
+                                   and contact[s] and d_foot[s] < d_foot[o])
             if rear_at_dual_stance or d_foot[s] < d_lift:
                 new[s] = LegState.LIFT_OFF
     return new

@@ -37,11 +37,13 @@ gain.swing.kq               0.1             [0, 5]              swing upper leg,
 gain.prep.kq / .kw          0.1 / 0.02      [0, 5] / [0, 2]     prep upper leg (eq 27)
 gain.knee.kq                0.05            [0, 2]              prep lower leg (eq 28)
 gain.ankle.kq               0.02            [0, 2]              swing/prep foot (eq 29)
-fplus.<unique>              1.0             [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
-lift.hip                    0.3             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
+fplus.<unique>              0.7             [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
+lift.hip                    0.5             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
 lift.knee                   -0.3            [-1, 0]             c_lift_knee for knee extensors (eq 25)
 const.stance.<unique>       0.05            [0, 1]              constant in stance and lift-off (eq 30)
-const.swing.<unique>        0.05            [0, 1]              constant in swing and stance prep. (eq 31)
+const.swing.<unique>        0.01 / 0.08 /   [0, 1]              constant in swing and stance prep. (eq 31):
+                            0.02 / 0.05                         plantarflexors / dorsiflexors / knee
+                                                                extensors / others
 ==========================  ==============  ==================  ==========================================
 
 The sagittal/coronal kd defaults are negative because with the sign conventions of `targets.py`
@@ -113,15 +115,29 @@ def controller_parameter_specs(control_model) -> list:
     for unique in uniques:
         roles = cm.unique_roles(unique)
         if roles & {"knee_extensor", "ankle_extensor"}:
-            add(f"fplus.{unique}", 1.0, 0.0, 3.0, fb, f"positive force feedback gain of {unique}, per F_max (eq 23)")
-    add("lift.hip", 0.3, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
+            add(f"fplus.{unique}", 0.7, 0.0, 3.0, fb, f"positive force feedback gain of {unique}, per F_max (eq 23)")
+    add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
 
     for unique in uniques:
         add(f"const.stance.{unique}", 0.05, 0.0, 1.0, ce, f"constant excitation of {unique} in stance and lift-off (eq 30)")
     for unique in uniques:
-        add(f"const.swing.{unique}", 0.05, 0.0, 1.0, ce, f"constant excitation of {unique} in swing and stance preparation (eq 31)")
+        add(f"const.swing.{unique}", _swing_constant(cm.unique_roles(unique)), 0.0, 1.0, ce,
+            f"constant excitation of {unique} in swing and stance preparation (eq 31)")
     return specs
+
+
+def _swing_constant(roles) -> float:
+    """Initial swing constants: low for plantarflexors and knee extensors, higher for the ankle
+    dorsiflexors, so that the constant excitations alone do not point the swing foot down
+    (with 0.05 everywhere the net ankle torque at the base pose is about -7 N m, plantarflexion)."""
+    if "ankle_extensor" in roles:
+        return 0.01
+    if "ankle" in roles:
+        return 0.08
+    if "knee_extensor" in roles:
+        return 0.02
+    return 0.05
 
 
 def default_parameters(control_model) -> dict:

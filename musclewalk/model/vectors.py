@@ -139,6 +139,21 @@ class ModelVectors:
             lopt = float(m.find("optimal_fiber_length").text)
             m.find("tendon_slack_length").text = fmt(length - lopt * np.cos(self._pennation[name]))
 
+    def updated_meta(self, tree) -> dict:
+        """A copy of the metadata describing the model in ``tree``: attachment locations and
+        muscle properties as written (the controller's moment arms and F_max, and the effort
+        model's muscle masses, must follow the candidate, not the template)."""
+        import copy
+        meta = copy.deepcopy(dict(self.meta))
+        muscles, points, _ = self._index(tree)
+        for m in meta["muscles"]:
+            el = muscles[m["name"]]
+            for key in ("max_isometric_force", "optimal_fiber_length", "tendon_slack_length"):
+                m[key] = float(el.find(key).text)
+            for p in m["points"]:
+                p["location"] = _vec(points[(m["name"], p["name"])].find("location").text)
+        return meta
+
     def defaults(self, kind: str) -> np.ndarray:
         """Normalized values of the template's initial model."""
         if kind == "routing":

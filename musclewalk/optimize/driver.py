@@ -27,7 +27,7 @@ import numpy as np
 
 from ..model.meta import load_meta, meta_path, write_meta
 from ..model.osim import write_atomic
-from ..model.vectors import write_model_with
+from ..model.vectors import ModelVectors, parse_osim, write_model_with
 from ..sim.bridge import control_model_from_meta
 from .evaluate import EvaluationTask
 from .evaluators import make_evaluator
@@ -285,7 +285,7 @@ class Optimization:
         write_atomic(self.out / "best.json", (json.dumps(best, indent=1) + "\n").encode())
         model_values = structured["model"]
         write_model_with(s.model, self.meta, model_values, self.out / "optimized.osim")
-        meta = json.loads(json.dumps(self.meta))
+        meta = ModelVectors(self.meta).updated_meta(parse_osim(self.out / "optimized.osim"))
         meta["optimized_from"] = str(s.model)
         write_meta(meta_path(self.out / "optimized.osim"), meta)
 

@@ -84,13 +84,14 @@ class Evaluator:
         self.tmpdir = Path(tempfile.mkdtemp(prefix=f"musclewalk-eval-{os.getpid()}-"))
         atexit.register(shutil.rmtree, self.tmpdir, True)
 
-    def candidate_model(self, model_values: Mapping) -> Path:
+    def candidate_model(self, model_values: Mapping) -> tuple[Path, dict]:
+        """The candidate's .osim (private file) and its metadata."""
         tree = copy.deepcopy(self.base_tree)
         self.vectors.write(tree, model_values)
         # one file per thread: a dask worker may run several evaluations at once
         path = self.tmpdir / f"candidate-{threading.get_ident()}.osim"
         write_atomic(path, xml_bytes(tree))
-        return path
+        return path, self.vectors.updated_meta(tree)
 
     def evaluate(self, task: EvaluationTask, values: Mapping[str, float]) -> EvaluationResult:
         from .space import ParameterSpace
@@ -98,8 +99,8 @@ class Evaluator:
         try:
             sim_values, model_values = ParameterSpace.split(values)
             check_model_values(model_values)
-            path = self.candidate_model(model_values)
-            sim = Simulator(path, meta=self.meta, control_interval=task.control_interval)
+            path, meta = self.candidate_model(model_values)
+            sim = Simulator(path, meta=meta, control_interval=task.control_interval)
             scenario = Scenario(speed=task.speed, duration=task.duration,
                                 control_interval=task.control_interval)
             recorder = ObjectiveRecorder(sim, scenario)

@@ -8,7 +8,9 @@ After an early termination E_speed = 1 and the other measures 0 for the rest of 
 
 Measures (per control step):
   E_speed   = |1 - v_base / v_target| (eq. 34); v_base = forward speed of the average foot
-              position, updated at each contact initiation (0 until two initiations were seen)
+              position between the last two contact initiations (touch-downs of alternating
+              feet), (p_k - p_k-1) / max(t_k - t_k-1, t - t_k): it decays while no new step
+              comes; 0 until two initiations were seen
   E_headori = rotation angle between head orientation and its target (eq. 35), rad
   E_headvel = |v_head_target - v_head| (eq. 36), m/s
   E_slide   = mean horizontal speed of the contact spheres that carry load (eq. 37), m/s
@@ -78,7 +80,8 @@ class ObjectiveRecorder:
         # the latest sample (t, measures): it counts once the next control step shows that
         # the simulation went on past t (see finish)
         self._pending: tuple[float, dict] | None = None
-        self.in_contact = np.array([True, False])     # the paper starts with the left leg swinging
+        self.in_contact = None
+        self.last_foot: int | None = None
         self.initiations: list[tuple[float, float]] = []
         self.v_base = 0.0
         self.steps = 0
@@ -89,14 +92,20 @@ class ObjectiveRecorder:
         heading = self.scenario.heading_at(t)
         forward = np.array([math.cos(heading), 0.0, -math.sin(heading)])
         contact = sensors.foot_grf[:, 1] > self.contact_threshold
-        if np.any(contact & ~self.in_contact):
-            avg_foot = float(sensors.foot_pos.mean(axis=0) @ forward)
-            self.initiations.append((t, avg_foot))
-            if len(self.initiations) >= 2:
-                (t0, p0), (t1, p1) = self.initiations[-2], self.initiations[-1]
-                if t1 > t0:
-                    self.v_base = (p1 - p0) / (t1 - t0)
+        if self.in_contact is None:
+            self.in_contact = contact            # the state at t = 0 is no touch-down
+        landing = contact & ~self.in_contact
+        for foot in np.nonzero(landing)[0]:
+            # a touch-down counts when it alternates with the last one (a foot bouncing on
+            # landing, or the same foot tapping, is not a step)
+            if self.last_foot is None or foot != self.last_foot:
+                self.initiations.append((t, float(sensors.foot_pos.mean(axis=0) @ forward)))
+                self.last_foot = int(foot)
         self.in_contact = contact
+        if len(self.initiations) >= 2:
+            (t0, p0), (t1, p1) = self.initiations[-2], self.initiations[-1]
+            # eq. 34's base speed, decaying when no new step comes: no step, no progress
+            self.v_base = (p1 - p0) / max(t1 - t0, t - t1, 1e-9)
         target = self.scenario.speed
         e_speed = abs(1.0 - self.v_base / target)
         R_head = sensors.body_R[self.head]

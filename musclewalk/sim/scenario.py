@@ -133,10 +133,13 @@ def initial_coordinates(params: Mapping[str, float], speed: float, leg_length: f
     speeds = {
         "root_tx": p["init.forward_speed"] * speed,
         f"hip_flexion_{swing}": p["init.swing_upper_speed"] * joint_rate,
+        # the swing foot turns with the lower leg (ankle speed 0)
         f"knee_angle_{swing}": p["init.swing_lower_speed"] * joint_rate,
-        f"ankle_angle_{swing}": -p["init.swing_lower_speed"] * joint_rate,
         f"hip_flexion_{stance}": p["init.stance_upper_speed"] * joint_rate,
         f"knee_angle_{stance}": p["init.stance_lower_speed"] * joint_rate,
-        f"ankle_angle_{stance}": -p["init.stance_lower_speed"] * joint_rate,
+        # foot pitch = root pitch + hip flexion - knee flexion + ankle angle: the stance foot
+        # stays flat on the ground
+        f"ankle_angle_{stance}": (p["init.stance_lower_speed"] - p["init.stance_upper_speed"])
+        * joint_rate,
     }
     return coords, speeds

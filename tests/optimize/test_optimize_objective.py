@@ -278,3 +278,30 @@ def test_recorder_on_a_real_simulation(humanlegs_osim):
     # is the target's, so the error starts near 0
     assert sim.control_model.head_body is None
     assert 0 <= avg["headori"] < 0.5
+
+
+def test_v_base_counts_alternating_touch_downs_and_decays_without_steps():
+    """Touch-downs of the same foot twice (a bounce) are one step; v_base decays as
+    (p_k - p_k-1) / (t - t_k) once no new step comes (no steps, no progress)."""
+    rec = recorder()
+    engine = FakeEngine()
+    weight = BODY_MASS * 9.80665
+
+    def feed_contacts(k, right, left, forward):
+        sensors, raw = step(k)
+        sensors.foot_grf[:, 1] = [right * weight, left * weight]
+        sensors.foot_pos[:, :] = forward * FORWARD
+        rec(sensors, EXCITATION, engine, raw)
+
+    feed_contacts(0, 1, 0, 0.0)        # standing on the right foot at t = 0: no touch-down
+    feed_contacts(1, 1, 1, 0.1)        # left lands at t = 0.005
+    feed_contacts(2, 1, 0, 0.1)        # left bounces ...
+    feed_contacts(3, 1, 1, 0.2)        # ... and lands again: not a step
+    assert len(rec.initiations) == 1 and rec.v_base == 0.0
+    feed_contacts(4, 0, 1, 0.2)
+    feed_contacts(5, 1, 1, 0.4)        # right lands at t = 0.025: 0.3 m in 0.02 s
+    assert len(rec.initiations) == 2
+    assert rec.v_base == pytest.approx(0.3 / 0.02)
+    for k in range(6, 10):
+        feed_contacts(k, 1, 1, 0.4)    # no new step: decays once t - t_k exceeds 0.02 s
+    assert rec.v_base == pytest.approx(0.3 / (9 * DT - 0.025))

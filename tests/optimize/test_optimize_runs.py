@@ -244,9 +244,9 @@ def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim,
     real_candidate = Evaluator.candidate_model
 
     def truncated(self, model_values):
-        path = real_candidate(self, model_values)
+        path, meta = real_candidate(self, model_values)
         path.write_bytes(path.read_bytes()[:5000])
-        return path
+        return path, meta
 
     with monkeypatch.context() as m:
         m.setattr(Evaluator, "candidate_model", truncated)

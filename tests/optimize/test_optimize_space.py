@@ -124,3 +124,24 @@ def test_model_part_in_osim_and_controller_part_in_simulation(space_meta, random
     result = sim.run(Scenario(speed=1.3, duration=0.05), params)
     assert result.steps == 10 or result.terminated
     assert np.all(np.isfinite(result.final_com))
+
+
+def test_candidate_metadata_follows_the_written_model(humanlegs_osim):
+    """The controller (moment arms from attachment points, F_max) and the effort model (muscle
+    masses) must see the candidate's routing and properties, not the template's."""
+    from musclewalk.model.vectors import ModelVectors
+    from musclewalk.optimize.evaluate import Evaluator
+    from musclewalk.sim.bridge import control_model_from_meta
+    ev = Evaluator(str(humanlegs_osim))
+    names = ModelVectors(ev.meta)
+    values = {"properties": {n: 0.9 for n in names.names("properties")},
+              "routing": {n: 0.05 for n in names.names("routing")}}
+    path, meta = ev.candidate_model(values)
+    base = {m["name"]: m for m in ev.meta["muscles"]}
+    for m in meta["muscles"]:
+        assert m["max_isometric_force"] > 1.5 * base[m["name"]]["max_isometric_force"]
+    moved = [p["location"] != q["location"] for m in meta["muscles"]
+             for p, q in zip(m["points"], base[m["name"]]["points"])]
+    assert any(moved)
+    cm = control_model_from_meta(meta, 0.005)
+    assert cm.muscles[0].fmax == pytest.approx(meta["muscles"][0]["max_isometric_force"])
