@@ -125,6 +125,7 @@ class _Part:
 class _Expander:
     def __init__(self, path: Path, data: dict, overrides: dict[str, Any]):
         self.path, self.data, self.overrides = path, data, dict(overrides)
+        self._used_overrides: set[str] = set()
         self.bodies: dict[str, BodySpec] = {}
         self.joints: list[JointSpec] = []
         self.mirrored_bodies: set[str] = set()
@@ -219,11 +220,7 @@ class _Expander:
         except (TypeError, ValueError):
             raise self.err(key, f"expected a number, got {raw!r}") from None
 
-    _used_overrides: set
-
     def _load_part(self, part: str, spec) -> _Part:
-        if not hasattr(self, "_used_overrides") or not isinstance(self._used_overrides, set):
-            self._used_overrides = set()
         key = f"parts.{part}"
         if not isinstance(spec, dict) or "template" not in spec:
             raise self.err(key, "expected a mapping with a 'template' key")
@@ -585,9 +582,6 @@ class _Expander:
                     raise self.err(f"{key}.radius", "must be positive", part.path)
                 name = f"{c['name']}_{side}" if side else str(c["name"])
                 self.contacts.append(ContactSpec(name, body, loc, radius, foot=side))
-
-    def _coordinate_names(self, generic, side):
-        return [f"{generic}_{side}"] if side else [generic]
 
     def _passives(self, part):
         for i, s in enumerate(part.data.get("springs", []) or []):
