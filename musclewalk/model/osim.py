@@ -276,6 +276,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)          # mkstemp creates 0600 files
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
