@@ -51,7 +51,7 @@ def main(argv=None):
     task = EvaluationTask(str(model), args.speed, args.duration)
 
     ev = Evaluator(str(model))
-    parts = {"write+load model": 0.0, "simulate+objective": 0.0}
+    parts = {"write candidate .osim": 0.0, "load model + simulate + objective": 0.0}
     sim_time = 0.0
     t0 = time.perf_counter()
     for v in values:
@@ -60,8 +60,8 @@ def main(argv=None):
         ev.candidate_model(model_values)
         b = time.perf_counter()
         r = ev.evaluate(task, v)
-        parts["write+load model"] += b - a
-        parts["simulate+objective"] += r.wall_time
+        parts["write candidate .osim"] += b - a
+        parts["load model + simulate + objective"] += r.wall_time
         sim_time += r.simulated_time
     serial = time.perf_counter() - t0
     pool = make_evaluator("process", 2)

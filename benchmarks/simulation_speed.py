@@ -33,9 +33,13 @@ from musclewalk.sim.scenario import Scenario, initial_coordinates  # noqa: E402
 
 
 def closed_loop(sim, scenario, params):
-    result = sim.run(scenario, params, record=True)
-    exc = np.array(result.recording.excitation)
-    return result, exc.mean(axis=0)
+    total = []
+
+    def accumulate(sensors, u, engine, raw):
+        total.append(u)
+
+    result = sim.run(scenario, params, observers=[accumulate])
+    return result, np.mean(total, axis=0)
 
 
 def engine_alone(sim, scenario, params, controls, duration):
