@@ -129,7 +129,7 @@ def _cmd_optimize(args):
             evaluator=args.evaluator, scheduler=args.scheduler, init=args.init,
             init_other_creature=args.init_from_other_creature, sigma=args.sigma,
             extra_generations=args.extra_generations, stagnation=args.stagnation,
-            timeout=args.eval_timeout,
+            timeout=args.eval_timeout or max(30.0, 6.0 * args.duration),
             command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
     opt = Optimization(settings, out, resume=args.resume, progress=not args.quiet)
     print(f"{opt.meta['creature']}: {len(opt.space)} parameters "
@@ -215,7 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="generations to keep improving once all thresholds are met")
     s.add_argument("--stagnation", type=int, default=200,
                    help="stop after this many generations without improvement")
-    s.add_argument("--eval-timeout", type=float, default=600.0, help="wall s per evaluation")
+    s.add_argument("--eval-timeout", type=float, default=None,
+                   help="wall s per evaluation before it is penalized (default: 6 x --duration, "
+                        "at least 30 s)")
     s.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pkl")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--out", type=Path, required=True, help="run directory")

@@ -59,7 +59,7 @@ class Settings:
     init_other_creature: bool = False      # allow --init from another creature (shared names)
     extra_generations: int = 20            # keep improving after all thresholds are met
     stagnation: int = 200                  # generations without improvement before stopping
-    timeout: float = 600.0
+    timeout: float = 60.0                  # wall s per evaluation (a grinding simulation)
     command: str = ""
 
 
