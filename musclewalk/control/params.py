@@ -30,14 +30,15 @@ coronal.kp                  0.2             [-2, 3]             per leg length o
 coronal.kd                  -0.5            [-3, 2]             per Froude speed of v_C (eq 13)
 knee.theta                  base pose       base -0.3 .. +1.5   prep knee flexion target, rad (§4.2)
 ankle.theta                 base pose       base -1.0 .. +1.0   swing/prep foot pitch (toes up), rad
-gain.trunk.kq / .kw         0.5 / 0.1       [0, 10] / [0, 5]    stance trunk feedback (eq 21)
+gain.trunk.kq / .kw         2.0 / 0.5       [0, 10] / [0, 5]    stance trunk feedback (eq 21)
 gain.head.kp / .kv          0.5 / 0.1       [0, 10] / [0, 5]    head position / velocity (eq 22)
 gain.head.kq / .kw          0.05 / 0.01     [0, 2] / [0, 1]     head orientation (eq 22)
-gain.swing.kq               0.1             [0, 5]              swing upper leg, no ω term (eq 26)
-gain.prep.kq / .kw          0.1 / 0.02      [0, 5] / [0, 2]     prep upper leg (eq 27)
+gain.swing.kq               0.5             [0, 5]              swing upper leg, no ω term (eq 26)
+gain.prep.kq / .kw          0.5 / 0.1       [0, 5] / [0, 2]     prep upper leg (eq 27)
 gain.knee.kq                0.05            [0, 2]              prep lower leg (eq 28)
-gain.ankle.kq               0.02            [0, 2]              swing/prep foot (eq 29)
-fplus.<unique>              0.7             [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
+gain.ankle.kq               0.1             [0, 2]              swing/prep foot (eq 29)
+fplus.<unique>              1.2 (0 for     [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
+                            hip flexors)
 lift.hip                    0.5             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
 lift.knee                   -0.3            [-1, 0]             c_lift_knee for knee extensors (eq 25)
 const.stance.<unique>       0.05            [0, 1]              constant in stance and lift-off (eq 30)
@@ -99,23 +100,26 @@ def controller_parameter_specs(control_model) -> list:
     add("knee.theta", k0, k0 - 0.3, k0 + 1.5, tf, "stance-preparation knee flexion target (lower vs upper leg), rad")
     add("ankle.theta", a0, a0 - 1.0, a0 + 1.0, tf, "swing/preparation foot pitch target relative to ground (toes up), rad")
 
-    add("gain.trunk.kq", 0.5, 0.0, 10.0, fb, "stance trunk orientation gain, M g L per rad (eq 21)")
-    add("gain.trunk.kw", 0.1, 0.0, 5.0, fb, "stance trunk angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 21)")
+    add("gain.trunk.kq", 2.0, 0.0, 10.0, fb, "stance trunk orientation gain, M g L per rad (eq 21)")
+    add("gain.trunk.kw", 0.5, 0.0, 5.0, fb, "stance trunk angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 21)")
     if cm.has_head:
         add("gain.head.kp", 0.5, 0.0, 10.0, fb, "head position gain, M g per leg length (eq 22)")
         add("gain.head.kv", 0.1, 0.0, 5.0, fb, "head velocity gain, M g per sqrt(gL) (eq 22)")
         add("gain.head.kq", 0.05, 0.0, 2.0, fb, "head orientation gain, M g L per rad (eq 22)")
         add("gain.head.kw", 0.01, 0.0, 1.0, fb, "head angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 22)")
-    add("gain.swing.kq", 0.1, 0.0, 5.0, fb, "swing upper-leg orientation gain, M g L per rad (eq 26)")
-    add("gain.prep.kq", 0.1, 0.0, 5.0, fb, "stance-preparation upper-leg orientation gain, M g L per rad (eq 27)")
-    add("gain.prep.kw", 0.02, 0.0, 2.0, fb, "stance-preparation upper-leg angular-velocity gain (eq 27)")
+    add("gain.swing.kq", 0.5, 0.0, 5.0, fb, "swing upper-leg orientation gain, M g L per rad (eq 26)")
+    add("gain.prep.kq", 0.5, 0.0, 5.0, fb, "stance-preparation upper-leg orientation gain, M g L per rad (eq 27)")
+    add("gain.prep.kw", 0.1, 0.0, 2.0, fb, "stance-preparation upper-leg angular-velocity gain (eq 27)")
     add("gain.knee.kq", 0.05, 0.0, 2.0, fb, "stance-preparation lower-leg orientation gain, M g L per rad (eq 28)")
-    add("gain.ankle.kq", 0.02, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
+    add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
     uniques = cm.unique_names()
     for unique in uniques:
         roles = cm.unique_roles(unique)
         if roles & {"knee_extensor", "ankle_extensor"}:
-            add(f"fplus.{unique}", 0.7, 0.0, 3.0, fb, f"positive force feedback gain of {unique}, per F_max (eq 23)")
+            # loop gain above 1 sustains stance support (GSB06: 1.15-1.2 / F_max); a biarticular
+            # hip flexor (rectus femoris) starts without it: F+ in lift-off keeps that leg straight
+            default = 0.0 if "hip_flexor" in roles else 1.2
+            add(f"fplus.{unique}", default, 0.0, 3.0, fb, f"positive force feedback gain of {unique}, per F_max (eq 23)")
     add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
 

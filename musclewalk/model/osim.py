@@ -24,7 +24,7 @@ GROUND_NAME = "ground_contact"
 # SmoothSphereHalfSpaceForce settings (documented choice; the paper used an ODE spring-damper
 # with k_p = 75 000 N/m, k_d = 2 000 N s/m and mu = 10 at 0.3 ms steps).
 CONTACT = {"stiffness": 1.0e6, "dissipation": 2.0, "static_friction": 0.9,
-           "dynamic_friction": 0.8, "viscous_friction": 0.5, "transition_velocity": 0.3,
+           "dynamic_friction": 0.8, "viscous_friction": 0.5, "transition_velocity": 0.1,
            "hertz_smoothing": 300.0, "hunt_crossley_smoothing": 50.0}
 ROOT_COORDINATES = [  # body-fixed yaw, pitch, roll then translations (no gimbal lock in yaw)
     ("root_yaw", "rotation1", (0, 1, 0)), ("root_pitch", "rotation2", (0, 0, 1)),
