@@ -4,6 +4,11 @@ One model and one Manager per process, reused across runs (opensim-python notes 
 PrescribedController with one Constant per muscle carries the excitations computed in Python,
 set between ``Manager.integrate`` calls (zero-order hold over the control interval);
 SemiExplicitEuler2 at accuracy 1e-3; storage and analyses off; logging quiet.
+
+A minimum integrator step (1e-6 s) turns a state the error control cannot resolve into an
+integrator failure (a terminated run) instead of an integrate call that shrinks its steps without
+end: a Human whose 4 cm hip-flexor fibres stalled (Millard fiber-velocity Newton solve) took
+minutes per 0.1 ms and could not be interrupted from Python.
 """
 from __future__ import annotations
 
@@ -16,6 +21,8 @@ import numpy as np
 
 from ..model.osim import CONTROLLER_NAME, INITIAL_EXCITATION
 from ..opensim_env import import_opensim
+
+MIN_STEP = 1e-6       # s; smaller steps are an integrator failure
 
 INTEGRATORS = {
     "semi_explicit_euler2": "IntegratorMethod_SemiExplicitEuler2",
@@ -63,7 +70,8 @@ def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
 
 class OpenSimEngine:
     def __init__(self, osim_path, meta: Mapping, integrator: str = "semi_explicit_euler2",
-                 accuracy: float = 1e-3, push_body: str | None = None, terrain=None):
+                 accuracy: float = 1e-3, min_step: float = MIN_STEP,
+                 push_body: str | None = None, terrain=None):
         osim = import_opensim()
         self.osim = osim
         path = Path(osim_path)
@@ -144,6 +152,7 @@ class OpenSimEngine:
             raise ValueError(f"unknown integrator {integrator!r} (known: {', '.join(INTEGRATORS)})")
         self.manager.setIntegratorMethod(getattr(osim.Manager, INTEGRATORS[integrator]))
         self.manager.setIntegratorAccuracy(accuracy)
+        self.manager.setIntegratorMinimumStepSize(min_step)
         self.manager.setWriteToStorage(False)
         self.manager.setPerformAnalyses(False)
         self.state = None

@@ -207,3 +207,26 @@ def test_controller_on_the_real_model_drives_the_swing_leg_forward(humanlegs):
     # trunk leaning backwards (root_pitch > 0) while its target leans forward
     assert fb["hip_flexor_lateral_r"] > 0.02
     assert fb["hip_abductor_posterior_r"] < 0
+
+
+def test_a_stalled_integrator_ends_the_run_instead_of_hanging(built_models):
+    """Human with the default controller: at ~0.6 s the 4 cm hip-flexor fibres stall (Millard
+    fiber-velocity Newton solve) and the error control shrinks the steps without end; the minimum
+    step turns that into an integrator failure. SIGALRM fails the test instead of hanging CI."""
+    import signal
+
+    def hang(*_):
+        raise TimeoutError("integrate did not return within 120 s")
+
+    previous = signal.signal(signal.SIGALRM, hang)
+    signal.alarm(120)
+    try:
+        sim = Simulator(built_models["Human"])
+        scenario = Scenario(speed=1.3, duration=0.8, terminate=False)
+        result = sim.run(scenario, {})
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    summary = result.summary(scenario)
+    assert summary["terminated"] is False or summary["termination_reason"] == "integrator_failure"
+    assert result.simulated_time > 0.5
