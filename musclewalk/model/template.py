@@ -537,8 +537,16 @@ class _Expander:
             length = path_length(self.transforms, [(p.body, p.location) for p in points])
             if rule == "full":
                 lts = self.num(part, props.get("tendon_slack_length"), f"{pk}.tendon_slack_length")
+                # normalized fibre length in the base pose (1: optimal there); the reference
+                # model's standing value keeps e.g. the vasti from resisting knee flexion passively
+                base_fl = self.num(part, props.get("base_fiber_length", 1.0), f"{pk}.base_fiber_length")
+                if not 0.3 <= base_fl <= 1.7:
+                    raise self.err(f"{pk}.base_fiber_length", f"expected 0.3 .. 1.7, got {base_fl:g}",
+                                   part.path)
                 if props.get("scale_to_path", True):
-                    scale = length / (lopt * math.cos(pen) + lts)
+                    # Millard: constant fibre height l sin(a) = l_opt sin(a_opt)
+                    pen_base = math.asin(min(1.0, math.sin(pen) / base_fl))
+                    scale = length / (lopt * base_fl * math.cos(pen_base) + lts)
                     lopt, lts = lopt * scale, lts * scale
             elif rule == "lopt_only":
                 lts = length - lopt * math.cos(pen)
