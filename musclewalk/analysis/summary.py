@@ -14,6 +14,21 @@ from ..optimize.metabolics import metabolic_rate, muscle_masses
 G = 9.80665
 
 
+def alternating_strikes(t, contact_r, contact_l) -> tuple[np.ndarray, np.ndarray]:
+    """Touch-down times (right, left) that alternate between the feet: a foot that bounces
+    (touches down again before the other foot did) does not start a new step."""
+    events = []
+    for side, c in enumerate((np.asarray(contact_r, bool), np.asarray(contact_l, bool))):
+        events += [(float(tk), side) for tk in np.asarray(t)[1:][c[1:] & ~c[:-1]]]
+    kept: list = [[], []]
+    last_side = None
+    for tk, side in sorted(events):
+        if side != last_side:
+            kept[side].append(tk)
+            last_side = side
+    return np.array(kept[0]), np.array(kept[1])
+
+
 def summarize(sim_dir) -> dict:
     sim_dir = Path(sim_dir)
     try:
@@ -36,11 +51,9 @@ def summarize(sim_dir) -> dict:
     time = muscles["time"].to_numpy()
     energy = float(np.trapezoid(rate, time)) if len(time) > 1 else 0.0
     distance = summary["distance"]
-    strikes = []
-    for side in ("r", "l"):
-        c = controller[f"contact_{side}"].astype(bool).to_numpy()
-        t = controller["t"].to_numpy()
-        strikes.append(t[1:][c[1:] & ~c[:-1]])
+    strikes = alternating_strikes(controller["t"].to_numpy(),
+                                  controller["contact_r"].astype(bool).to_numpy(),
+                                  controller["contact_l"].astype(bool).to_numpy())
     right = strikes[0]
     stride_frequency = (float((len(right) - 1) / (right[-1] - right[0]))
                         if len(right) >= 2 and right[-1] > right[0] else None)
