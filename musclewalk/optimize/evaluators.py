@@ -13,6 +13,23 @@ from typing import Mapping, Sequence
 from .evaluate import EvaluationTask, evaluate_task, failed_result
 
 
+def _die_with_parent(parent_pid: int) -> None:
+    """Worker initializer: on Linux, the kernel kills the worker when the optimizer process ends
+    (also by SIGKILL), so no orphan keeps simulating a candidate nobody waits for."""
+    import sys
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL))       # PR_SET_PDEATHSIG
+    except OSError:
+        return
+    if os.getppid() != parent_pid:               # the parent died before prctl took effect
+        os._exit(1)
+
+
 class SerialEvaluator:
     def map(self, task: EvaluationTask, values: Sequence[Mapping]) -> list[dict]:
         return [evaluate_task(task, v) for v in values]
@@ -31,7 +48,8 @@ class ProcessEvaluator:
         self.pool = self._new_pool()
 
     def _new_pool(self):
-        return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"))
+        return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+                                   initializer=_die_with_parent, initargs=(os.getpid(),))
 
     def map(self, task, values):
         results: list = [None] * len(values)

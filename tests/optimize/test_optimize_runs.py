@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -319,3 +320,46 @@ def test_concurrent_evaluations_in_one_process(evaluator, humanlegs_osim):
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda c: evaluator.evaluate(task, c).score, candidates * 2))
     assert threaded == serial * 2
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux-only")
+def test_a_busy_worker_does_not_outlive_a_killed_optimizer(tmp_path):
+    """A worker in the middle of a long evaluation (here: a 60 s sleep) dies with its parent;
+    without the initializer it would keep computing a result nobody waits for."""
+    pidfile = tmp_path / "worker.pid"
+    script = f"""
+import os, time
+from musclewalk.optimize.evaluators import ProcessEvaluator
+def busy(_):
+    open({str(pidfile)!r}, "w").write(str(os.getpid()))
+    time.sleep(60)
+if __name__ == "__main__":
+    ProcessEvaluator(1).pool.submit(busy, 0)
+    time.sleep(60)
+"""
+    (tmp_path / "parent.py").write_text(script)
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "parent.py")], cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() or not pidfile.read_text():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        worker = int(pidfile.read_text())
+        assert _running(worker)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while _running(worker):
+            assert time.monotonic() < deadline, "the worker outlived the optimizer"
+            time.sleep(0.05)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
