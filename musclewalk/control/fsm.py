@@ -6,6 +6,7 @@ make it chatter):
     stance --(rear leg at dual stance, or d_S < d_lift)--> lift_off
     lift_off --(contact lost)--> swing
     swing --(d_S > d_prep)--> stance_preparation
+    swing --(contact, foot ahead of the other foot)--> stance
     stance_preparation --(contact)--> stance
 
 d_S = signed horizontal distance (foot - COM) along the facing direction (negative = foot behind
@@ -13,8 +14,10 @@ the COM); contact = vertical GRF > F_contact.
 
 Judgement calls (the paper is silent):
 
-- contact during swing is ignored (toe scuffing with a passive knee); a foot landing early goes to
-  stance through stance_preparation once d_S > d_prep;
+- a swing foot that touches down ahead of the other foot is in stance (the paper: transitions to
+  stance follow contact changes); one touching behind it is toe scuffing with a passive knee and
+  is ignored. (Ignoring every contact in swing left optimized gaits standing on a "swing" leg,
+  without stance support or trunk control, whenever the foot landed before d_S > d_prep.)
 - "dual stance" means both legs are in the stance state (after this step's contact events) and
   both feet touch the ground; the rear leg is the one with the smaller d_S;
 - stance without contact (flight phase) stays stance until d_S < d_lift or dual stance;
@@ -59,6 +62,8 @@ def next_leg_states(
         if new[s] == LegState.LIFT_OFF and not contact[s]:
             new[s], changed[s] = LegState.SWING, True
         elif new[s] == LegState.STANCE_PREPARATION and contact[s]:
+            new[s], changed[s] = LegState.STANCE, True
+        elif new[s] == LegState.SWING and contact[s] and d_foot[s] > d_foot[1 - s]:
             new[s], changed[s] = LegState.STANCE, True
     after_contact = list(new)
     for s in (0, 1):

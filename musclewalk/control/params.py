@@ -37,8 +37,9 @@ gain.swing.kq               0.5             [0, 5]              swing upper leg,
 gain.prep.kq / .kw          0.5 / 0.1       [0, 5] / [0, 2]     prep upper leg (eq 27)
 gain.knee.kq                0.05            [0, 2]              prep lower leg (eq 28)
 gain.ankle.kq               0.1             [0, 2]              swing/prep foot (eq 29)
-fplus.<unique>              1.2 (0 for     [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
-                            hip flexors)
+fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
+                            1.2 ankle,
+                            0 hip flexors
 lift.hip                    0.5             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
 lift.knee                   -0.3            [-1, 0]             c_lift_knee for knee extensors (eq 25)
 const.stance.<unique>       0.05            [0, 1]              constant in stance and lift-off (eq 30)
@@ -116,9 +117,11 @@ def controller_parameter_specs(control_model) -> list:
     for unique in uniques:
         roles = cm.unique_roles(unique)
         if roles & {"knee_extensor", "ankle_extensor"}:
-            # loop gain above 1 sustains stance support (GSB06: 1.15-1.2 / F_max); a biarticular
-            # hip flexor (rectus femoris) starts without it: F+ in lift-off keeps that leg straight
-            default = 0.0 if "hip_flexor" in roles else 1.2
+            # the loop gain k F_L(l) must exceed 1 to sustain stance support (GSB06: 1.15-1.2 /
+            # F_max near l_opt); knee extensors work at 0.6-0.8 l_opt in a flexed stance knee
+            # (F_L 0.5-0.8), hence 2.0. A biarticular hip flexor (rectus femoris) starts without
+            # it: F+ in lift-off keeps that leg straight.
+            default = 0.0 if "hip_flexor" in roles else 2.0 if "knee_extensor" in roles else 1.2
             add(f"fplus.{unique}", default, 0.0, 3.0, fb, f"positive force feedback gain of {unique}, per F_max (eq 23)")
     add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
