@@ -6,7 +6,7 @@ make it chatter):
     stance --(rear leg at dual stance, or d_S < d_lift)--> lift_off
     lift_off --(contact lost)--> swing
     swing --(d_S > d_prep)--> stance_preparation
-    swing --(contact, foot ahead of the other foot)--> stance
+    swing --(contact, foot ahead of the COM)--> stance
     stance_preparation --(contact)--> stance
 
 d_S = signed horizontal distance (foot - COM) along the facing direction (negative = foot behind
@@ -14,7 +14,7 @@ the COM); contact = vertical GRF > F_contact.
 
 Judgement calls (the paper is silent):
 
-- a swing foot that touches down ahead of the other foot is in stance (the paper: transitions to
+- a swing foot that touches down ahead of the COM is in stance (the paper: transitions to
   stance follow contact changes); one touching behind it is toe scuffing with a passive knee and
   is ignored. (Ignoring every contact in swing left optimized gaits standing on a "swing" leg,
   without stance support or trunk control, whenever the foot landed before d_S > d_prep.)
@@ -63,7 +63,7 @@ def next_leg_states(
             new[s], changed[s] = LegState.SWING, True
         elif new[s] == LegState.STANCE_PREPARATION and contact[s]:
             new[s], changed[s] = LegState.STANCE, True
-        elif new[s] == LegState.SWING and contact[s] and d_foot[s] > d_foot[1 - s]:
+        elif new[s] == LegState.SWING and contact[s] and d_foot[s] > 0.0:
             new[s], changed[s] = LegState.STANCE, True
     after_contact = list(new)
     for s in (0, 1):

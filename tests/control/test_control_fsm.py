@@ -31,14 +31,16 @@ def test_lift_off_to_swing_on_contact_loss_only():
 
 def test_swing_to_preparation_when_foot_ahead_and_scuffing_ignored_in_swing():
     assert next_leg_states([SW, ST], [False, True], [-0.05, 0.0], D_LIFT, D_PREP) == [SW, ST]
-    # a touch-down behind the stance foot is a scuff
+    # a touch-down behind the COM is a scuff
     assert next_leg_states([SW, ST], [True, True], [-0.05, 0.0], D_LIFT, D_PREP) == [SW, ST]
     assert next_leg_states([SW, ST], [False, True], [0.05, 0.0], D_LIFT, D_PREP) == [PR, ST]
 
 
-def test_swing_foot_landing_ahead_of_the_stance_foot_is_stance():
+def test_swing_foot_landing_ahead_of_the_com_is_stance():
     # before d_S > d_prep: the landed leg takes the load, the other becomes the rear leg
-    assert next_leg_states([SW, ST], [True, True], [-0.02, -0.1], D_LIFT, D_PREP) == [ST, LO]
+    assert next_leg_states([SW, ST], [True, True], [0.02, -0.1], D_LIFT, 0.1) == [ST, LO]
+    # landing behind the COM, even ahead of a rear foot in lift-off, is a scuff
+    assert next_leg_states([SW, LO], [True, True], [-0.1, -0.3], D_LIFT, D_PREP) == [SW, LO]
 
 
 def test_preparation_to_stance_on_contact():
