@@ -145,13 +145,17 @@ def _cmd_optimize(args):
 def _cmd_analyze(args):
     from .analysis.summary import write_summary
     result = write_summary(args.simulation, args.out)
+    if args.picture:
+        from .analysis.filmstrip import render_filmstrip
+        render_filmstrip(args.simulation, args.picture, every=args.every)
     cot = result["cost_of_transport_J_per_kg_m"]
     freq = result["stride_frequency_Hz"]
     print(f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
           f"{result['distance']:.2f} m, speed {result['mean_forward_speed']:.2f} m/s, "
           f"termination {result['termination_reason'] or 'none'}, cost of transport "
           f"{'n/a' if cot is None else f'{cot:.2f} J/(kg m)'}, stride frequency "
-          f"{'n/a' if freq is None else f'{freq:.2f} Hz'}; wrote {args.out}")
+          f"{'n/a' if freq is None else f'{freq:.2f} Hz'}; wrote {args.out}"
+          + (f" and {args.picture}" if args.picture else ""))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,6 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("analyze", help="gait summary of a simulation folder")
     s.add_argument("simulation", type=Path, help="folder written by 'musclewalk simulate'")
     s.add_argument("-o", "--out", type=Path, required=True, help="summary JSON")
+    s.add_argument("--picture", type=Path, help="side-view filmstrip PNG of the gait")
+    s.add_argument("--every", type=float, default=0.1, help="filmstrip frame interval, s")
     s.set_defaults(func=_cmd_analyze)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")

@@ -36,3 +36,22 @@ def test_analyze_summary(built_models, tmp_path, capsys):
     # basal metabolism alone is 1.51 W/kg; muscles add to it
     assert result["mean_metabolic_rate_W"] > 1.51 * result["body_mass_kg"]
     assert main(["analyze", str(tmp_path / "nothing"), "-o", str(out)]) == 2
+
+
+def test_filmstrip_places_the_feet_on_the_ground(built_models, tmp_path):
+    from musclewalk.analysis.filmstrip import render_filmstrip, skeleton_frames
+    sim_dir = tmp_path / "sim"
+    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration", "0.3",
+                 "--out", str(sim_dir)]) == 0
+    frames = skeleton_frames(sim_dir, every=0.1)
+    assert list(frames["time"][:3]) == pytest.approx([0.0, 0.1, 0.2])
+    # the first frame is the initial state: the lowest contact point touches the ground and the
+    # COM is where summary/controller say it starts (about the root height)
+    lowest = frames["segments"][0][..., 1].min()
+    assert lowest == pytest.approx(0.02, abs=0.02)          # sphere centres, radius 2 cm
+    assert 0.8 < frames["com"][0][1] < 1.1
+    png = render_filmstrip(sim_dir, tmp_path / "strip.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main(["analyze", str(sim_dir), "-o", str(tmp_path / "a.json"), "--picture",
+                 str(tmp_path / "b.png")]) == 0
+    assert (tmp_path / "b.png").stat().st_size > 1000

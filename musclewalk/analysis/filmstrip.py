@@ -1,0 +1,119 @@
+"""Side-view filmstrip of a simulation folder: the skeleton every `every` seconds, drawn where it
+was (so the strip reads left to right as the creature moves), right side red, left side blue,
+the rest grey, the centre of mass as dots coloured by time. Meant for a first look at a gait:
+where the feet land, how the knees bend, when and how a run falls.
+
+Positions come from kinematics.mot and the model the run used (post-processing, not simulation).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..opensim_env import import_opensim
+
+
+def _read_mot(path: Path) -> pd.DataFrame:
+    lines = path.read_text().splitlines()
+    end = next(i for i, line in enumerate(lines) if line.strip() == "endheader")
+    degrees = any(line.strip() == "inDegrees=yes" for line in lines[:end])
+    table = pd.read_csv(path, sep="\t", skiprows=end + 1)
+    table.attrs["degrees"] = degrees
+    return table
+
+
+def skeleton_frames(sim_dir, every: float = 0.1) -> dict:
+    """{"time": (n,), "segments": (n, k, 2, 3) segment end points in ground, "side": k labels
+    ('r', 'l', ''), "com": (n, 3)}; segments join each body's origin to its children's origins
+    and each contact sphere to its body."""
+    osim = import_opensim()
+    sim_dir = Path(sim_dir)
+    summary = json.loads((sim_dir / "summary.json").read_text())
+    model = osim.Model(str(summary["model"]))
+    state = model.initSystem()
+    kin = _read_mot(sim_dir / "kinematics.mot")
+    coords = model.getCoordinateSet()
+    names = [c for c in kin.columns if c != "time" and coords.contains(c)]
+    ground = model.getGround()
+    edges = []        # (frame A, station A, frame B, station B, side)
+    for i in range(model.getJointSet().getSize()):
+        joint = model.getJointSet().get(i)
+        parent = joint.getParentFrame().findBaseFrame()
+        child = joint.getChildFrame().findBaseFrame()
+        if parent.getName() == ground.getName():
+            continue
+        side = child.getName()[-1] if child.getName()[-2:] in ("_r", "_l") else ""
+        edges.append((parent, osim.Vec3(0, 0, 0), child, osim.Vec3(0, 0, 0), side))
+    forces = model.getContactGeometrySet()
+    for i in range(forces.getSize()):
+        sphere = osim.ContactSphere.safeDownCast(forces.get(i))
+        if sphere is None:
+            continue
+        frame = sphere.getFrame().findBaseFrame()
+        station = sphere.getFrame().findStationLocationInAnotherFrame(state, sphere.get_location(),
+                                                                       frame)
+        side = frame.getName()[-1] if frame.getName()[-2:] in ("_r", "_l") else ""
+        edges.append((frame, osim.Vec3(0, 0, 0), frame, station, side))
+    scale = np.pi / 180.0 if kin.attrs["degrees"] else 1.0
+    rotational = osim.Coordinate.Rotational
+    picks = np.unique(np.searchsorted(kin["time"].to_numpy(),
+                                      np.arange(0.0, kin["time"].iloc[-1] + 1e-9, every)))
+    picks = picks[picks < len(kin)]
+    times, segments, com = [], [], []
+    for row in picks:
+        for name in names:
+            c = coords.get(name)
+            value = kin[name].iloc[row]
+            c.setValue(state, value * scale if c.getMotionType() == rotational else value, False)
+        model.realizePosition(state)
+        seg = []
+        for a, pa, b, pb, _ in edges:
+            seg.append([a.findStationLocationInGround(state, pa).to_numpy(),
+                        b.findStationLocationInGround(state, pb).to_numpy()])
+        times.append(float(kin["time"].iloc[row]))
+        segments.append(seg)
+        com.append(model.calcMassCenterPosition(state).to_numpy())
+    return {"time": np.array(times), "segments": np.array(segments),
+            "side": [e[4] for e in edges], "com": np.array(com)}
+
+
+def render_filmstrip(sim_dir, out_png, every: float = 0.1) -> Path:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from ..model.osim import write_atomic
+    import io
+
+    frames = skeleton_frames(sim_dir, every)
+    seg = frames["segments"]
+    colors = {"r": "tab:red", "l": "tab:blue", "": "0.35"}
+    xs = seg[..., 0].ravel()
+    ys = seg[..., 1].ravel()
+    width = max(4.0, min(40.0, 1.5 + 3.0 * (xs.max() - xs.min())))
+    height = max(2.5, 3.0 * (ys.max() - min(0.0, ys.min())) + 0.8)
+    fig, ax = plt.subplots(figsize=(width, height))
+    n = len(frames["time"])
+    for k in range(n):
+        alpha = 0.35 + 0.65 * (k + 1) / n
+        for (a, b), side in zip(seg[k], frames["side"]):
+            ax.plot([a[0], b[0]], [a[1], b[1]], color=colors[side], lw=1.2, alpha=alpha)
+    com = frames["com"]
+    sc = ax.scatter(com[:, 0], com[:, 1], c=frames["time"], cmap="viridis", s=10, zorder=3)
+    fig.colorbar(sc, ax=ax, label="time, s", fraction=0.03, pad=0.01)
+    ax.axhline(0.0, color="k", lw=0.8)
+    ax.set_aspect("equal")
+    ax.set_xlabel("forward (ground X), m")
+    ax.set_ylabel("up, m")
+    summary = json.loads((Path(sim_dir) / "summary.json").read_text())
+    end = (f"terminated by {summary['termination_reason']} at {summary['simulated_time']:.2f} s"
+           if summary["terminated"] else f"ran {summary['simulated_time']:.2f} s")
+    ax.set_title(f"{summary['creature']}: every {every:g} s, {end}", fontsize=9)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    out_png = Path(out_png)
+    write_atomic(out_png, buf.getvalue())
+    return out_png
