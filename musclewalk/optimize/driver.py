@@ -29,6 +29,7 @@ from ..model.meta import load_meta, meta_path, write_meta
 from ..model.osim import write_atomic
 from ..model.vectors import ModelVectors, parse_osim, write_model_with
 from ..sim.bridge import control_model_from_meta
+from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import EvaluationTask
 from .evaluators import make_evaluator
 from .objective import TERMS
@@ -138,30 +139,14 @@ class Optimization:
 
     def _warm_start(self, path: Path) -> np.ndarray:
         try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise OptimizationError(f"{path}: --init file not found") from None
-        except json.JSONDecodeError as exc:
-            raise OptimizationError(f"{path}: not valid JSON ({exc})") from None
-        if not isinstance(data, dict):
-            raise OptimizationError(f"{path}: expected a JSON object (an earlier run's best.json)")
-        creature = data.get("creature")
+            creature, params = read_parameter_sections(path)
+        except ParameterError as exc:
+            raise OptimizationError(str(exc).replace("parameter file not found",
+                                                     "--init file not found")) from None
         if creature and creature != self.meta["creature"] and not self.settings.init_other_creature:
             raise OptimizationError(f"{path}: creature: parameters of '{creature}' cannot start "
                                     f"an optimization of '{self.meta['creature']}' (use --init-from-other-creature to "
                                     "carry over the parameters both share)")
-        params = data.get("parameters", data)
-        if not isinstance(params, dict):
-            raise OptimizationError(f"{path}: parameters: expected an object")
-        if not any(k in params for k in ("controller", "initial_state", "model")):
-            # a flat {name: value} file: controller, init.* and routing./properties./passive. names
-            params = {"controller": {k: v for k, v in params.items() if "." in k}}
-        for section in ("controller", "initial_state", "model"):
-            if not isinstance(params.get(section, {}), dict):
-                raise OptimizationError(f"{path}: parameters.{section}: expected an object")
-        for kind, vals in params.get("model", {}).items():
-            if not isinstance(vals, dict):
-                raise OptimizationError(f"{path}: parameters.model.{kind}: expected an object")
         flat = self.space.flatten(params)
         unknown = [k for k in flat if k not in self.space.names]
         known = len(flat) - len(unknown)

@@ -37,7 +37,10 @@ def split_parameters(values: Mapping[str, float], control_model, source: str = "
     return controller, initial
 
 
-def load_parameter_file(path) -> dict[str, float]:
+def read_parameter_sections(path) -> tuple[str | None, dict]:
+    """(creature or None, {"controller", "initial_state", "model"}) of a parameter file in any
+    accepted layout; a flat file's names all land in "controller". Structural errors raise
+    ParameterError naming the file and key."""
     path = Path(path)
     try:
         data = json.loads(path.read_text())
@@ -47,18 +50,30 @@ def load_parameter_file(path) -> dict[str, float]:
         raise ParameterError(f"{path}: not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ParameterError(f"{path}: expected a JSON object")
-    if "parameters" in data and isinstance(data["parameters"], dict):
-        data = data["parameters"]
-    flat = {}
-    data = dict(data)
-    data.pop("model", None)          # routing/properties/passive gains live in the .osim itself
-    for key in ("controller", "initial_state"):
-        if key in data:
-            if not isinstance(data[key], dict):
-                raise ParameterError(f"{path}: {key}: expected an object")
-            flat.update(data.pop(key))
+    creature = data.get("creature") if isinstance(data.get("creature"), str) else None
+    prefix = ""
+    if "parameters" in data:
+        if not isinstance(data["parameters"], dict):
+            raise ParameterError(f"{path}: parameters: expected an object")
+        data, prefix = data["parameters"], "parameters."
+    sections = {"controller": {}, "initial_state": {}, "model": {}}
     for key, value in data.items():
-        if isinstance(value, dict):
-            raise ParameterError(f"{path}: {key}: unexpected section")
-        flat[key] = value
-    return flat
+        if key in sections:
+            if not isinstance(value, dict):
+                raise ParameterError(f"{path}: {prefix}{key}: expected an object")
+            sections[key].update(value)
+        elif isinstance(value, dict):
+            raise ParameterError(f"{path}: {prefix}{key}: unexpected section")
+        elif key != "creature":
+            sections["controller"][key] = value
+    for kind, vals in sections["model"].items():
+        if not isinstance(vals, dict):
+            raise ParameterError(f"{path}: {prefix}model.{kind}: expected an object")
+    return creature, sections
+
+
+def load_parameter_file(path) -> dict[str, float]:
+    """Controller and initial-state values by name (routing/properties/passive gains live in the
+    .osim itself, so a file's model section is not used here)."""
+    _, sections = read_parameter_sections(path)
+    return {**sections["controller"], **sections["initial_state"]}
