@@ -112,6 +112,11 @@ class Optimization:
             saved, self.state = load_checkpoint(ckpt)
             # the budget may be extended on resume; everything else comes from the checkpoint
             saved.generations = max(saved.generations, settings.generations)
+            # a run directory that moved (e.g. committed under models/optimized/) keeps its model
+            # copy in <run>/model/: use that one
+            local = self.out / "model" / Path(saved.model).name
+            if Path(saved.model).parent.name == "model" and local.exists():
+                saved.model = str(local)
             self.settings = saved
         else:
             if ckpt.exists():

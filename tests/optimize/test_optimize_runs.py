@@ -363,3 +363,20 @@ if __name__ == "__main__":
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_moved_run_directory_resumes_with_its_own_model_copy(tmp_path, capsys):
+    """Committed runs move from where they ran to models/optimized/: resume must not need the old
+    path."""
+    import shutil
+    first = tmp_path / "ran_here"
+    assert main(["optimize", "HumanLegs", "--speed", "1.3", "--duration", "0.05", "--generations",
+                 "1", "--evaluator", "serial", "--quiet", "--out", str(first)]) == 0, \
+        capsys.readouterr().err
+    moved = tmp_path / "committed"
+    shutil.move(str(first), str(moved))
+    assert main(["optimize", "HumanLegs", "--speed", "1.3", "--resume", "--generations", "2",
+                 "--quiet", "--out", str(moved)]) == 0, capsys.readouterr().err
+    _, state = load_checkpoint(moved / CHECKPOINT)
+    assert state.generation == 2
+    assert f"model: {moved / 'model' / 'HumanLegs.osim'}" in (moved / "log.txt").read_text()
