@@ -142,12 +142,22 @@ def _cmd_optimize(args):
           f"wrote {out}")
 
 
+def _time_window(text: str) -> tuple:
+    try:
+        start, end = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected START,END in s, got {text!r}") from None
+    if not 0 <= start < end:
+        raise argparse.ArgumentTypeError(f"expected 0 <= START < END, got {text!r}")
+    return start, end
+
+
 def _cmd_analyze(args):
     from .analysis.summary import write_summary
     result = write_summary(args.simulation, args.out)
     if args.picture:
         from .analysis.filmstrip import render_filmstrip
-        render_filmstrip(args.simulation, args.picture, every=args.every)
+        render_filmstrip(args.simulation, args.picture, every=args.every, window=args.window)
     cot = result["cost_of_transport_J_per_kg_m"]
     freq = result["stride_frequency_Hz"]
     print(f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
@@ -232,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--out", type=Path, required=True, help="summary JSON")
     s.add_argument("--picture", type=Path, help="side-view filmstrip PNG of the gait")
     s.add_argument("--every", type=float, default=0.1, help="filmstrip frame interval, s")
+    s.add_argument("--window", type=_time_window, metavar="START,END",
+                   help="draw only this time window, s (default: the whole run)")
     s.set_defaults(func=_cmd_analyze)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")

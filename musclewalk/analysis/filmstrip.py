@@ -25,7 +25,7 @@ def _read_mot(path: Path) -> pd.DataFrame:
     return table
 
 
-def skeleton_frames(sim_dir, every: float = 0.1) -> dict:
+def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) -> dict:
     """{"time": (n,), "segments": (n, k, 2, 3) segment end points in ground, "side": k labels
     ('r', 'l', ''), "com": (n, 3)}; segments join each body's origin to its children's origins
     and each contact sphere to its body."""
@@ -59,8 +59,9 @@ def skeleton_frames(sim_dir, every: float = 0.1) -> dict:
         edges.append((frame, osim.Vec3(0, 0, 0), frame, station, side))
     scale = np.pi / 180.0 if kin.attrs["degrees"] else 1.0
     rotational = osim.Coordinate.Rotational
+    start, end = window if window is not None else (0.0, kin["time"].iloc[-1])
     picks = np.unique(np.searchsorted(kin["time"].to_numpy(),
-                                      np.arange(0.0, kin["time"].iloc[-1] + 1e-9, every)))
+                                      np.arange(start, min(end, kin["time"].iloc[-1]) + 1e-9, every)))
     picks = picks[picks < len(kin)]
     times, segments, com = [], [], []
     for row in picks:
@@ -80,14 +81,14 @@ def skeleton_frames(sim_dir, every: float = 0.1) -> dict:
             "side": [e[4] for e in edges], "com": np.array(com)}
 
 
-def render_filmstrip(sim_dir, out_png, every: float = 0.1) -> Path:
+def render_filmstrip(sim_dir, out_png, every: float = 0.1, window: tuple | None = None) -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from ..model.osim import write_atomic
     import io
 
-    frames = skeleton_frames(sim_dir, every)
+    frames = skeleton_frames(sim_dir, every, window)
     seg = frames["segments"]
     colors = {"r": "tab:red", "l": "tab:blue", "": "0.35"}
     xs = seg[..., 0].ravel()
@@ -110,7 +111,8 @@ def render_filmstrip(sim_dir, out_png, every: float = 0.1) -> Path:
     summary = json.loads((Path(sim_dir) / "summary.json").read_text())
     end = (f"terminated by {summary['termination_reason']} at {summary['simulated_time']:.2f} s"
            if summary["terminated"] else f"ran {summary['simulated_time']:.2f} s")
-    ax.set_title(f"{summary['creature']}: every {every:g} s, {end}", fontsize=9)
+    shown = "" if window is None else f"{frames['time'][0]:.1f}-{frames['time'][-1]:.1f} s shown, "
+    ax.set_title(f"{summary['creature']}: every {every:g} s, {shown}{end}", fontsize=9)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     plt.close(fig)

@@ -55,3 +55,8 @@ def test_filmstrip_places_the_feet_on_the_ground(built_models, tmp_path):
     assert main(["analyze", str(sim_dir), "-o", str(tmp_path / "a.json"), "--picture",
                  str(tmp_path / "b.png")]) == 0
     assert (tmp_path / "b.png").stat().st_size > 1000
+    assert list(skeleton_frames(sim_dir, 0.1, window=(0.1, 0.2))["time"]) == pytest.approx([0.1, 0.2])
+    with pytest.raises(SystemExit) as bad:
+        main(["analyze", str(sim_dir), "-o", str(tmp_path / "c.json"), "--picture",
+              str(tmp_path / "c.png"), "--window", "0.3,0.1"])
+    assert bad.value.code == 2 and not (tmp_path / "c.png").exists()
