@@ -138,6 +138,10 @@ class Optimization:
                     "tolfun": 0, "tolfunhist": 0, "tolx": 1e-12, "maxiter": 10 ** 9}
             es = cma.CMAEvolutionStrategy(np.clip(x0, self.space.lower_x, self.space.upper_x),
                                           s.sigma, opts)
+            if s.init:
+                # the warm start itself is a candidate of the first generation, so a short run
+                # (the quick budget) never reports a best worse than the result it started from
+                es.inject([np.clip(x0, self.space.lower_x, self.space.upper_x)], force=True)
             self.state = State(es=es)
         self.task = EvaluationTask(str(Path(s.model).resolve()), s.speed, s.duration,
                                    timeout=s.timeout)

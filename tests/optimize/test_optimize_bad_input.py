@@ -138,3 +138,13 @@ def test_bad_init_file(humanlegs_osim, tmp_path, capsys, content, key):
 def test_init_file_missing(humanlegs_osim, tmp_path, capsys):
     assert optimize(humanlegs_osim, tmp_path / "run", "--init", str(tmp_path / "nope.json")) == 2
     assert "nope.json: --init file not found" in error_line(capsys)
+
+
+def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, tmp_path):
+    """The warm start is evaluated in the first generation (same task, deterministic simulation),
+    so even one generation around it keeps a best at least as good (the quick budget)."""
+    start = json.loads((finished_run / "best.json").read_text())
+    state = Optimization(small_settings(generations=1, duration=0.1, sigma=2.0, seed=11,
+                                        init=str(finished_run / "best.json")),
+                         tmp_path / "warm", progress=False).run()
+    assert state.best_score <= start["objective"] + 1e-9
