@@ -140,8 +140,10 @@ class Optimization:
                                           s.sigma, opts)
             if s.init:
                 # the warm start itself is a candidate of the first generation, so a short run
-                # (the quick budget) never reports a best worse than the result it started from
-                es.inject([np.clip(x0, self.space.lower_x, self.space.upper_x)], force=True)
+                # (the quick budget) never reports a best worse than the result it started from;
+                # injected as the genotype whose bound-transformed candidate is exactly x0
+                x0c = np.clip(x0, self.space.lower_x, self.space.upper_x)
+                es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es)
         self.task = EvaluationTask(str(Path(s.model).resolve()), s.speed, s.duration,
                                    timeout=s.timeout)

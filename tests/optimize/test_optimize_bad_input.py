@@ -148,3 +148,9 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
                                         init=str(finished_run / "best.json")),
                          tmp_path / "warm", progress=False).run()
     assert state.best_score <= start["objective"] + 1e-9
+    # the injected candidate is the warm start exactly, also where it sits on a bound
+    opt = Optimization(small_settings(generations=1, duration=0.1, init=str(finished_run / "best.json")),
+                       tmp_path / "exact", progress=False)
+    x0 = opt._warm_start(finished_run / "best.json")
+    first = opt.state.es.ask()[0]
+    assert np.max(np.abs(first - np.clip(x0, opt.space.lower_x, opt.space.upper_x))) < 1e-12
