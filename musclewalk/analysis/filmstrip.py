@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..model.render import _side_from_name
 from ..opensim_env import import_opensim
 
 
@@ -45,7 +46,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         child = joint.getChildFrame().findBaseFrame()
         if parent.getName() == ground.getName():
             continue
-        side = child.getName()[-1] if child.getName()[-2:] in ("_r", "_l") else ""
+        side = _side_from_name(child.getName()) or ""
         edges.append((parent, osim.Vec3(0, 0, 0), child, osim.Vec3(0, 0, 0), side))
     forces = model.getContactGeometrySet()
     for i in range(forces.getSize()):
@@ -55,7 +56,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         frame = sphere.getFrame().findBaseFrame()
         station = sphere.getFrame().findStationLocationInAnotherFrame(state, sphere.get_location(),
                                                                        frame)
-        side = frame.getName()[-1] if frame.getName()[-2:] in ("_r", "_l") else ""
+        side = _side_from_name(frame.getName()) or ""
         edges.append((frame, osim.Vec3(0, 0, 0), frame, station, side))
     scale = np.pi / 180.0 if kin.attrs["degrees"] else 1.0
     rotational = osim.Coordinate.Rotational
