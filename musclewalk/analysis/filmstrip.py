@@ -11,19 +11,10 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from ..model.render import _side_from_name
 from ..opensim_env import import_opensim
-
-
-def _read_mot(path: Path) -> pd.DataFrame:
-    lines = path.read_text().splitlines()
-    end = next(i for i, line in enumerate(lines) if line.strip() == "endheader")
-    degrees = any(line.strip() == "inDegrees=yes" for line in lines[:end])
-    table = pd.read_csv(path, sep="\t", skiprows=end + 1)
-    table.attrs["degrees"] = degrees
-    return table
+from ..sim.outputs import read_storage
 
 
 def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) -> dict:
@@ -35,7 +26,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
     summary = json.loads((sim_dir / "summary.json").read_text())
     model = osim.Model(str(summary["model"]))
     state = model.initSystem()
-    kin = _read_mot(sim_dir / "kinematics.mot")
+    kin = read_storage(sim_dir / "kinematics.mot")
     coords = model.getCoordinateSet()
     names = [c for c in kin.columns if c != "time" and coords.contains(c)]
     ground = model.getGround()

@@ -40,7 +40,7 @@ from .fsm import STATE_NAMES, GaitStateMachine, LegState
 from .jacobian import feature_muscle_forces
 from .model import SIDE_INDEX, ControlModel
 from .params import controller_parameter_specs, validate_parameters
-from .rotations import few_facing_rotations, rot_z, rotation_log
+from .rotations import few_facing_rotations, heading_of, rot_z, rotation_log
 from .sensors import Sensors
 from .targets import (
     foot_pitch, knee_flexion, trunk_angles, trunk_target_angles, upper_leg_angles,
@@ -247,7 +247,7 @@ class Controller:
         R_trunk = R[cm.trunk_body]
 
         # facing frame (scalar work in plain Python)
-        psi = math.atan2(-R_trunk[2, 0], R_trunk[0, 0])
+        psi = heading_of(R_trunk)
         cpsi, spsi = math.cos(psi), math.sin(psi)
         (rx, _, rz), (lx, _, lz) = s.foot_pos.tolist()
         cx, _, cz = s.com_pos.tolist()

@@ -90,7 +90,10 @@ def yaw_pitch_roll(R: np.ndarray) -> tuple:
 
 
 def heading_of(R: np.ndarray) -> float:
-    """Yaw of a body whose X axis is its forward direction (its X axis projected on the ground)."""
+    """Yaw of a body whose X axis is its forward direction (its X axis projected on the ground).
+
+    The trunk heading psi of the controller's facing frame and of the termination rules; the
+    scalar form of `yaw_pitch_roll`'s yaw."""
     return math.atan2(-R[2, 0], R[0, 0])
 
 

@@ -81,16 +81,24 @@ class SensorBridge:
         self.contact_local = engine.contact_local
         self.contact_radius = engine.contact_radius
         self._foot_masks = [self.contact_foot == k for k in (0, 1)]
+        self._centres_read = None      # the RawSensors whose contact centres are in _centres
+        self._centres = None
 
     def contact_centres(self, raw) -> np.ndarray:
-        R = raw.body_R[self.contact_body]
-        return raw.body_pos[self.contact_body] + np.einsum("nij,nj->ni", R, self.contact_local)
+        """World centres of the contact spheres (nc, 3), computed once per engine read (a
+        RawSensors is not changed after `engine.read`): the sensors, the recorder and the terrain
+        update of one control step share one read-only array."""
+        if raw is not self._centres_read:
+            self._centres = self.engine.contact_centres(raw.body_pos, raw.body_R)
+            self._centres.flags.writeable = False
+            self._centres_read = raw
+        return self._centres
 
     def contact_points(self, raw) -> np.ndarray:
         """World positions of the lowest point of each contact sphere."""
-        centres = self.contact_centres(raw)
-        centres[:, 1] -= self.contact_radius
-        return centres
+        points = self.contact_centres(raw).copy()
+        points[:, 1] -= self.contact_radius
+        return points
 
     def contact_velocities(self, raw) -> np.ndarray:
         b = self.contact_body

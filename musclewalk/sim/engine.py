@@ -222,8 +222,7 @@ class OpenSimEngine:
         for name, value in speeds.items():
             self._coord(name).setSpeedValue(s, float(value))
         self.model.realizePosition(s)
-        pos, R = self._poses(s)
-        world = pos[self.contact_body] + np.einsum("nij,nj->ni", R[self.contact_body], self.contact_local)
+        world = self.contact_centres(*self._poses(s))
         ground = self.terrain.height(world[:, 0]) if self.terrain is not None else 0.0
         lowest = float(np.min(world[:, 1] - self.contact_radius - ground))
         ty = self._coord("root_ty")
@@ -236,11 +235,20 @@ class OpenSimEngine:
             raise KeyError(f"{self.path}: no coordinate '{name}'")
         return self.coordinates[self.coordinate_index[name]]
 
-    def _poses(self, s):
-        pos = np.array([b.getTransformInGround(s).p().to_numpy() for b in self.bodies])
-        xyz = np.array([b.getTransformInGround(s).R().convertRotationToBodyFixedXYZ().to_numpy()
-                        for b in self.bodies])
+    def _poses(self, s) -> tuple[np.ndarray, np.ndarray]:
+        """Body frame origins (nb, 3) and rotations body -> world (nb, 3, 3) in state ``s``."""
+        pos = np.empty((len(self.bodies), 3))
+        xyz = np.empty((len(self.bodies), 3))
+        for i, b in enumerate(self.bodies):
+            X = b.getTransformInGround(s)
+            pos[i] = X.p().to_numpy()
+            xyz[i] = X.R().convertRotationToBodyFixedXYZ().to_numpy()
         return pos, rotations_from_xyz(xyz)
+
+    def contact_centres(self, body_pos: np.ndarray, body_R: np.ndarray) -> np.ndarray:
+        """World centres of the contact spheres (nc, 3) from the bodies' poses."""
+        R = body_R[self.contact_body]
+        return body_pos[self.contact_body] + np.einsum("nij,nj->ni", R, self.contact_local)
 
     # ------------------------------------------------------------------ stepping
     def start(self, state, excitations: np.ndarray) -> None:
@@ -251,9 +259,7 @@ class OpenSimEngine:
         if self.terrain is not None:
             # the Manager copies the state at initialize(): set the segments under the spheres now
             self.model.realizePosition(s)
-            pos, R = self._poses(s)
-            x = (pos[self.contact_body] + np.einsum("nij,nj->ni", R[self.contact_body],
-                                                    self.contact_local))[:, 0]
+            x = self.contact_centres(*self._poses(s))[:, 0]
             self.active_segment[:] = self.terrain.segment_of(x)
             for k, row in enumerate(self.terrain_forces):
                 for i, f in enumerate(row):
@@ -294,14 +300,10 @@ class OpenSimEngine:
     def read(self) -> RawSensors:
         s = self.state
         bodies = self.bodies
-        pos = np.empty((len(bodies), 3))
-        xyz = np.empty((len(bodies), 3))
+        pos, R = self._poses(s)
         vel = np.empty((len(bodies), 3))
         omega = np.empty((len(bodies), 3))
         for i, b in enumerate(bodies):
-            X = b.getTransformInGround(s)
-            pos[i] = X.p().to_numpy()
-            xyz[i] = X.R().convertRotationToBodyFixedXYZ().to_numpy()
             V = b.getVelocityInGround(s)
             omega[i] = V.get(0).to_numpy()
             vel[i] = V.get(1).to_numpy()
@@ -312,7 +314,7 @@ class OpenSimEngine:
                                 for k, i in enumerate(self.active_segment)])
         forces = np.array([m.getTendonForce(s) for m in self.muscles])
         return RawSensors(
-            t=s.getTime(), body_pos=pos, body_R=rotations_from_xyz(xyz), body_vel=vel,
+            t=s.getTime(), body_pos=pos, body_R=R, body_vel=vel,
             body_omega=omega, com_pos=self.model.calcMassCenterPosition(s).to_numpy(),
             com_vel=self.model.calcMassCenterVelocity(s).to_numpy(), contact_force=contact,
             muscle_force=forces)

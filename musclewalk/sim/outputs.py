@@ -35,6 +35,20 @@ def write_storage(path: Path, name: str, labels: Sequence[str], time: np.ndarray
         np.savetxt(fh, block, fmt="%.8g", delimiter="\t")
 
 
+def read_storage(path) -> pd.DataFrame:
+    """A .sto / .mot file in OpenSim's Storage text format (as `write_storage` writes it) as a
+    table with a "time" column; ``attrs["degrees"]`` is the header's inDegrees flag."""
+    path = Path(path)
+    lines = path.read_text().splitlines()
+    end = next((i for i, line in enumerate(lines) if line.strip() == "endheader"), None)
+    if end is None:
+        raise ValueError(f"{path}: no 'endheader' line, not an OpenSim storage file")
+    degrees = any(line.strip() == "inDegrees=yes" for line in lines[:end])
+    table = pd.read_csv(path, sep="\t", skiprows=end + 1)
+    table.attrs["degrees"] = degrees
+    return table
+
+
 def write_outputs(out_dir, sim, result, scenario, extra_summary: Mapping | None = None) -> Path:
     rec = result.recording
     if rec is None or not rec.time:

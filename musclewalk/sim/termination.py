@@ -8,6 +8,8 @@ from typing import Mapping
 
 import numpy as np
 
+from ..control.rotations import heading_of
+
 COM_HEIGHT_FACTOR = 0.9
 MAX_HEADING_ERROR = math.radians(45.0)
 # the paper does not define self-collision for capsule legs; here: the closest distance between
@@ -61,8 +63,7 @@ class TerminationRules:
         ground = float(self.terrain.height(sensors.com_pos[0])) if self.terrain is not None else 0.0
         if sensors.com_pos[1] - ground < COM_HEIGHT_FACTOR * self.initial_com_height:
             return "com_height"
-        R = sensors.body_R[self.trunk]
-        heading = math.atan2(-R[2, 0], R[0, 0])
+        heading = heading_of(sensors.body_R[self.trunk])
         error = (target_heading - heading + math.pi) % (2 * math.pi) - math.pi
         if abs(error) > MAX_HEADING_ERROR:
             return "heading"

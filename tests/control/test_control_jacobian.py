@@ -6,7 +6,7 @@ from scipy.spatial.transform import Rotation
 
 from musclewalk.control import Controller, crossing_segment, moment_arm_vectors, subtree_bodies
 from musclewalk.control.jacobian import feature_muscle_forces, pair_moments
-from musclewalk.control.rotations import facing_rotations, rotation_log, yaw_pitch_roll
+from musclewalk.control.rotations import facing_rotations, heading_of, rotation_log, yaw_pitch_roll
 
 from control_synth import BODY_PARENT, base_sensors, zero_constants
 
@@ -63,6 +63,13 @@ def test_yaw_pitch_roll_round_trip():
     yaw, pitch, roll = np.array([0.3, -2.0]), np.array([0.4, -1.2]), np.array([-0.7, 2.5])
     out = yaw_pitch_roll(facing_rotations(yaw, pitch, roll))
     np.testing.assert_allclose(np.array(out), [yaw, pitch, roll], atol=1e-12)
+
+
+def test_heading_is_the_yaw_whatever_the_pitch_and_roll():
+    for yaw, pitch, roll in ((0.3, 0.4, -0.7), (-2.0, -1.2, 2.5), (math.pi / 2, 0.0, 0.0)):
+        R = facing_rotations(yaw, pitch, roll)[0]
+        assert heading_of(R) == pytest.approx(yaw, abs=1e-12)
+        assert heading_of(R) == float(yaw_pitch_roll(R)[0])
 
 
 def test_feature_forces_parent_side_sign_and_averaging():

@@ -111,6 +111,31 @@ def test_quiet_double_stance_carries_body_weight(humanlegs):
     assert np.mean(grf[window]) == pytest.approx(mass * g, rel=0.05)
 
 
+def test_contact_centres_are_computed_once_per_read(humanlegs):
+    """The sensors, the recorder and the terrain update of one control step share the contact
+    centres of one engine read; a new read gets new ones."""
+    eng, bridge = humanlegs.engine, humanlegs.bridge
+    eng.start(eng.initial_state({}, {}), np.full(20, 0.1))
+    raw = eng.read()
+    pos, R = eng._poses(eng.state)
+    np.testing.assert_array_equal(pos, raw.body_pos)
+    np.testing.assert_array_equal(R, raw.body_R)
+    sensors = bridge.sensors(raw)
+    centres = bridge.contact_centres(raw)
+    assert bridge.contact_centres(raw) is centres
+    with pytest.raises(ValueError):
+        centres[0, 0] = 0.0                       # shared: read only
+    points = bridge.contact_points(raw)
+    np.testing.assert_array_equal(points[:, 1], centres[:, 1] - bridge.contact_radius)
+    np.testing.assert_array_equal(points[:, [0, 2]], centres[:, [0, 2]])
+    np.testing.assert_array_equal(sensors.foot_pos[0], points[bridge.contact_foot == 0].mean(axis=0))
+    assert eng.advance(0.005)
+    raw = eng.read()
+    np.testing.assert_array_equal(bridge.contact_centres(raw),
+                                  eng.contact_centres(raw.body_pos, raw.body_R))
+    assert bridge.contact_centres(raw) is not centres
+
+
 def test_pushes_and_termination_reported(humanlegs):
     scenario = Scenario(speed=1.3, duration=3.0, pushes=[Push(0.05, (0.0, 0.0, 600.0))])
     result = humanlegs.run(scenario)
