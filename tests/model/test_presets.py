@@ -129,3 +129,32 @@ def test_overrides_change_dimensions():
     assert longer.body("upper_leg_r").mass > base.body("upper_leg_r").mass
     no_tail = load_creature("Ostrich", {"upper_body.T": "0"})
     assert not any(b.name.startswith("tail") for b in no_tail.bodies)
+
+
+def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
+    """Every spine and neck DOF of the Human has a CoordinateLimitForce inside the range its
+    template declares (without them the lumbar bent to -81 deg and the head turned -228 deg), and
+    the force pushes back beyond the limit."""
+    osim = import_opensim()
+    model = osim.Model(str(built_models["Human"]))
+    state = model.initSystem()
+    limits = {}
+    forces = model.getForceSet()
+    for i in range(forces.getSize()):
+        f = osim.CoordinateLimitForce.safeDownCast(forces.get(i))
+        if f:
+            limits[f.get_coordinate()] = f
+    coords = model.getCoordinateSet()
+    spine = [coords.get(i).getName() for i in range(coords.getSize())
+             if coords.get(i).getName().startswith(("lumbar_", "thorax_", "neck_"))]
+    assert len(spine) == 9
+    for name in spine:
+        assert name in limits, name
+        c = coords.get(name)
+        lo, hi = np.degrees(c.getRangeMin()), np.degrees(c.getRangeMax())
+        f = limits[name]
+        assert lo - 1e-9 <= f.get_lower_limit() < 0.0 < f.get_upper_limit() <= hi + 1e-9, name
+        c.setValue(state, np.radians(f.get_upper_limit() + 10.0))
+        model.realizeVelocity(state)
+        assert f.calcLimitForce(state) < -50.0, name     # N m, pushes back toward the range
+        c.setValue(state, 0.0)
