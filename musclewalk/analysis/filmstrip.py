@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model.render import _side_from_name
+from ..model.render import side_from_name
 from ..opensim_env import import_opensim
 from ..sim.outputs import read_storage
 
@@ -37,7 +37,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         child = joint.getChildFrame().findBaseFrame()
         if parent.getName() == ground.getName():
             continue
-        side = _side_from_name(child.getName()) or ""
+        side = side_from_name(child.getName()) or ""
         edges.append((parent, osim.Vec3(0, 0, 0), child, osim.Vec3(0, 0, 0), side))
     forces = model.getContactGeometrySet()
     for i in range(forces.getSize()):
@@ -47,7 +47,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         frame = sphere.getFrame().findBaseFrame()
         station = sphere.getFrame().findStationLocationInAnotherFrame(state, sphere.get_location(),
                                                                        frame)
-        side = _side_from_name(frame.getName()) or ""
+        side = side_from_name(frame.getName()) or ""
         edges.append((frame, osim.Vec3(0, 0, 0), frame, station, side))
     scale = np.pi / 180.0 if kin.attrs["degrees"] else 1.0
     rotational = osim.Coordinate.Rotational

@@ -87,7 +87,7 @@ def _transform(frame, state) -> tuple[np.ndarray, np.ndarray]:
     return _rot(T.R()), _vec(T.p())
 
 
-def _side_from_name(name: str) -> str | None:
+def side_from_name(name: str) -> str | None:
     if re.search(r"(_r|_R|_right)$", name) or re.match(r"(r_|R_|right_)", name):
         return "r"
     if re.search(r"(_l|_L|_left)$", name) or re.match(r"(l_|L_|left_)", name):
@@ -274,7 +274,7 @@ def _extract(path: Path, meta: dict | None) -> _Scene:
         pts = np.array(pts).reshape(-1, 3)
         mm = meta_muscles.get(m.getName())
         side = _norm_side(mm["side"]) if mm is not None and "side" in mm else None
-        side = side or _side_from_name(m.getName()) or _side_from_points(pts)
+        side = side or side_from_name(m.getName()) or _side_from_points(pts)
         scene.muscles.append((m.getName(), side, pts))
         # --- allowed attachment regions
         for point in (mm or {}).get("points", []) or []:
