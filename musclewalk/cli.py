@@ -123,6 +123,8 @@ def _cmd_optimize(args):
                 build_creature(args.creature, None, model)
         elif not model.exists():
             raise UsageError(f"{model}: model file not found")
+        if args.scale_passive:
+            model = _scaled_passive_model(model, out, args.scale_passive)
         settings = Settings(
             model=str(model), speed=args.speed, duration=args.duration,
             generations=args.generations or 100, seed=args.seed, workers=args.workers,
@@ -140,6 +142,35 @@ def _cmd_optimize(args):
           f"(simulated {r.get('simulated_time', 0):.2f} s, "
           f"{'terminated: ' + str(r.get('reason')) if r.get('terminated') else 'no termination'}); "
           f"wrote {out}")
+
+
+def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
+    """OUT/model/<model> with passive-gain bounds scaled (--scale-passive): the run's own copy, so
+    the source model is untouched and --resume finds the scaled metadata."""
+    import shutil
+    from .model.meta import load_meta, meta_path, scale_passive_bounds, write_meta
+    factors = {}
+    for spec in specs:
+        name, _, value = spec.partition("=")
+        try:
+            factors[name.strip()] = float(value)
+        except ValueError:
+            raise UsageError(f"--scale-passive: expected NAME=FACTOR, got {spec!r}") from None
+    if (out / "checkpoint.pkl").exists():
+        return model        # the optimizer refuses to overwrite the run; leave it untouched
+    try:
+        meta = load_meta(model)
+        if meta.get("passive_scale") == factors and model.parent.resolve() == (out / "model").resolve():
+            return model    # scaled by an earlier start of this run that stopped before generation 1
+        scaled = scale_passive_bounds(meta, factors)
+    except ValueError as exc:
+        raise UsageError(f"--scale-passive: {meta_path(model)}: {exc}") from None
+    target = out / "model" / model.name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.resolve() != model.resolve():
+        shutil.copyfile(model, target)
+    write_meta(meta_path(target), scaled)
+    return target
 
 
 def _time_window(text: str) -> tuple:
@@ -232,6 +263,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--eval-timeout", type=float, default=None,
                    help="wall s per evaluation before it is penalized (default: 6 x --duration, "
                         "at least 30 s)")
+    s.add_argument("--scale-passive", action="append", default=[], metavar="NAME=FACTOR",
+                   help="continuation stage: multiply a passive gain's initial value and bounds "
+                        "(e.g. spine_flexion=1.5; repeatable); the run's model copy in OUT/model "
+                        "carries the scaled metadata")
     s.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pkl")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--out", type=Path, required=True, help="run directory")

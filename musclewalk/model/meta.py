@@ -198,6 +198,30 @@ def passive_entries(spec: CreatureSpec) -> list[dict]:
     return out
 
 
+def scale_passive_bounds(meta: dict, factors: dict[str, float]) -> dict:
+    """A copy of ``meta`` whose passive entries named in ``factors`` have initial value and bounds
+    multiplied by the factor: one stage of a continuation (homotopy) chain of optimizations, e.g.
+    a stiffer spine that is relaxed stage by stage. A name is an entry (``spine_flexion.stiffness``)
+    or a gain group (``spine_flexion``: stiffness and damping). The factors are recorded under
+    ``passive_scale``; an already scaled model is not scaled again."""
+    if meta.get("passive_scale"):
+        raise ValueError(f"passive gains are already scaled ({meta['passive_scale']})")
+    out = json.loads(json.dumps(meta, default=_json_default))
+    for name, factor in factors.items():
+        if not (isinstance(factor, (int, float)) and factor > 0 and np.isfinite(factor)):
+            raise ValueError(f"{name}: factor must be a positive number, got {factor!r}")
+        hits = [e for e in out["passive"] if e["name"] == name or e["name"].rsplit(".", 1)[0] == name]
+        if not hits:
+            known = sorted({e["name"].rsplit(".", 1)[0] for e in out["passive"]})
+            raise ValueError(f"{name}: no such passive gain (known: {', '.join(known) or 'none'})")
+        for e in hits:
+            e["initial"] *= factor
+            e["lo"] *= factor
+            e["hi"] *= factor
+    out["passive_scale"] = dict(factors)
+    return out
+
+
 def write_meta(path, meta: dict) -> None:
     from .osim import write_atomic
     write_atomic(Path(path), (json.dumps(meta, indent=1, default=_json_default) + "\n").encode())
