@@ -100,6 +100,16 @@ def load_checkpoint(path: Path) -> tuple[Settings, State]:
         raise OptimizationError(f"{path}: corrupt checkpoint ({type(exc).__name__}: {exc})") from None
 
 
+def best_key(result: Mapping | None, score: float | None = None) -> tuple:
+    """Ordering of the reported best (CMA-ES itself ranks by objective alone): a candidate that ran
+    the full t_max beats any that a termination rule stopped, however low the latter's objective
+    (§5 charges a fall only E_speed = 1 for the time left, so one near the end can score lower
+    than a walker); among equals the lower objective wins. No result yet: worst of all."""
+    if result is None:
+        return (True, math.inf)
+    return (bool(result["terminated"]), result["score"] if score is None else score)
+
+
 class Optimization:
     def __init__(self, settings: Settings, out_dir: Path, resume: bool = False,
                  progress: bool = True, on_generation: Callable | None = None):
@@ -201,9 +211,10 @@ class Optimization:
                 elapsed = time.perf_counter() - t0
                 st.wall_time += elapsed
                 i = int(np.argmin(scores))
-                if scores[i] < st.best_score:
-                    st.best_score, st.best_x = scores[i], np.array(X[i])
-                    st.best_result, st.best_generation = results[i], st.generation
+                j = min(range(len(X)), key=lambda k: best_key(results[k]))
+                if best_key(results[j]) < best_key(st.best_result, st.best_score):
+                    st.best_score, st.best_x = scores[j], np.array(X[j])
+                    st.best_result, st.best_generation = results[j], st.generation
                 if st.best_result and st.best_result.get("thresholds_met") and st.thresholds_met_at is None:
                     st.thresholds_met_at = st.generation
                 row = {"generation": st.generation, "evaluations": st.evaluations,
