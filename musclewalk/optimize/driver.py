@@ -100,14 +100,14 @@ def load_checkpoint(path: Path) -> tuple[Settings, State]:
         raise OptimizationError(f"{path}: corrupt checkpoint ({type(exc).__name__}: {exc})") from None
 
 
-def best_key(result: Mapping | None, score: float | None = None) -> tuple:
+def best_key(result: Mapping | None) -> tuple:
     """Ordering of the reported best (CMA-ES itself ranks by objective alone): a candidate that ran
     the full t_max beats any that a termination rule stopped, however low the latter's objective
     (§5 charges a fall only E_speed = 1 for the time left, so one near the end can score lower
     than a walker); among equals the lower objective wins. No result yet: worst of all."""
     if result is None:
         return (True, math.inf)
-    return (bool(result["terminated"]), result["score"] if score is None else score)
+    return (bool(result["terminated"]), result["score"])
 
 
 class Optimization:
@@ -210,15 +210,15 @@ class Optimization:
                 st.failures += sum(r["error"] is not None for r in results)
                 elapsed = time.perf_counter() - t0
                 st.wall_time += elapsed
-                i = int(np.argmin(scores))
-                j = min(range(len(X)), key=lambda k: best_key(results[k]))
-                if best_key(results[j]) < best_key(st.best_result, st.best_score):
-                    st.best_score, st.best_x = scores[j], np.array(X[j])
-                    st.best_result, st.best_generation = results[j], st.generation
+                lowest = int(np.argmin(scores))
+                preferred = min(range(len(X)), key=lambda k: best_key(results[k]))
+                if best_key(results[preferred]) < best_key(st.best_result):
+                    st.best_score, st.best_x = scores[preferred], np.array(X[preferred])
+                    st.best_result, st.best_generation = results[preferred], st.generation
                 if st.best_result and st.best_result.get("thresholds_met") and st.thresholds_met_at is None:
                     st.thresholds_met_at = st.generation
                 row = {"generation": st.generation, "evaluations": st.evaluations,
-                       "best": st.best_score, "generation_best": scores[i],
+                       "best": st.best_score, "generation_best": scores[lowest],
                        "median": float(np.median(scores)), "sigma": float(st.es.sigma),
                        "wall_time": st.wall_time, "failures": st.failures,
                        "generation_wall": elapsed,
