@@ -147,8 +147,8 @@ def _cmd_optimize(args):
 def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
     """OUT/model/<model> with passive-gain bounds scaled (--scale-passive): the run's own copy, so
     the source model is untouched and --resume finds the scaled metadata."""
-    import shutil
     from .model.meta import load_meta, meta_path, scale_passive_bounds, write_meta
+    from .model.osim import write_atomic
     factors = {}
     for spec in specs:
         name, _, value = spec.partition("=")
@@ -166,9 +166,8 @@ def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
     except ValueError as exc:
         raise UsageError(f"--scale-passive: {meta_path(model)}: {exc}") from None
     target = out / "model" / model.name
-    target.parent.mkdir(parents=True, exist_ok=True)
     if target.resolve() != model.resolve():
-        shutil.copyfile(model, target)
+        write_atomic(target, model.read_bytes())
     write_meta(meta_path(target), scaled)
     return target
 
