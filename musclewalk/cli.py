@@ -149,6 +149,7 @@ def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
     the source model is untouched and --resume finds the scaled metadata."""
     from .model.meta import load_meta, meta_path, scale_passive_bounds, write_meta
     from .model.osim import write_atomic
+    from .optimize.driver import CHECKPOINT
     factors = {}
     for spec in specs:
         name, _, value = spec.partition("=")
@@ -156,7 +157,7 @@ def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
             factors[name.strip()] = float(value)
         except ValueError:
             raise UsageError(f"--scale-passive: expected NAME=FACTOR, got {spec!r}") from None
-    if (out / "checkpoint.pkl").exists():
+    if (out / CHECKPOINT).exists():
         return model        # the optimizer refuses to overwrite the run; leave it untouched
     try:
         meta = load_meta(model)
