@@ -6,11 +6,16 @@ Run directory:
   best.json        named parameters of the best solution so far, with its objective terms
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
-  log.txt          command, seed, versions, machine, wall time, stop reason
+  log.txt          command, seed, versions, machine, wall time, stop reason, failed evaluations
+  .musclewalk.lock held (flock) by the optimizer for the life of the run
+
+A new run needs an empty (or new) --out; --resume needs the run's checkpoint and refuses settings
+that differ from the saved ones. Every setting is checked before the first evaluation.
 """
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import json
 import math
 import os
@@ -30,14 +35,17 @@ from ..model.osim import write_atomic
 from ..model.vectors import ModelVectors, parse_osim, write_model_with
 from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
-from .evaluate import EvaluationTask
+from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationTask
 from .evaluators import make_evaluator
 from .objective import TERMS
 from .space import ParameterSpace
 
 CHECKPOINT = "checkpoint.pkl"
+LOCK = ".musclewalk.lock"
+MODEL_DIR = "model"      # the run's own model copy (built preset, --scale-passive)
 POPULATION = 20          # paper §5
 SIGMA0 = 1.0             # paper §5
+MAX_DURATION = 600.0     # s of t_max: longer is a typo, not an experiment
 
 
 class OptimizationError(ValueError):
@@ -60,8 +68,53 @@ class Settings:
     init_other_creature: bool = False      # allow --init from another creature (shared names)
     extra_generations: int = 20            # keep improving after all thresholds are met
     stagnation: int = 200                  # generations without improvement before stopping
-    timeout: float = 60.0                  # wall s per evaluation (a grinding simulation)
+    cpu_limit: float = CPU_PER_SIMULATED_SECOND  # CPU s per simulated s of one evaluation
+    wall_backstop: float | None = None     # wall s with no finished evaluation (a stuck worker);
+                                           # None: 3 x cpu_limit x duration + 600
+    clip_init: bool = False                # --init values outside the bounds: clip (else refuse)
     command: str = ""
+
+    def backstop(self) -> float:
+        if self.wall_backstop is not None:
+            return self.wall_backstop
+        return 3.0 * self.cpu_limit * self.duration + 600.0
+
+    def validate(self) -> None:
+        """OptimizationError naming the first setting the optimizer cannot use."""
+        def number(name, value, low=0.0, strict=True, integer=False, high=math.inf):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if ok and integer:
+                ok = float(value).is_integer()
+            if ok:
+                ok = math.isfinite(value) and (value > low if strict else value >= low) \
+                    and value <= high
+            if not ok:
+                kind = "an integer" if integer else "a number"
+                bound = f"> {low:g}" if strict else f">= {low:g}"
+                upper = f" and <= {high:g}" if math.isfinite(high) else ""
+                raise OptimizationError(f"{name}: expected {kind} {bound}{upper}, got {value!r}")
+
+        number("speed", self.speed)
+        number("duration", self.duration, high=MAX_DURATION)
+        number("generations", self.generations, integer=True)
+        # cma draws a random seed for 0: the run would not be reproducible
+        number("seed", self.seed, integer=True)
+        number("workers", self.workers, strict=False, integer=True)
+        number("popsize", self.popsize, low=1, integer=True)
+        number("sigma", self.sigma)
+        number("extra_generations", self.extra_generations, strict=False, integer=True)
+        number("stagnation", self.stagnation, integer=True)
+        number("cpu_limit", self.cpu_limit)
+        number("wall_backstop", self.backstop())
+        if self.evaluator not in ("process", "serial", "dask"):
+            raise OptimizationError(f"evaluator: expected process, serial or dask, got "
+                                    f"{self.evaluator!r}")
+
+
+# settings that decide the result: a resumed run must keep them
+RESULT_SETTINGS = ("model", "speed", "duration", "seed", "popsize", "sigma", "init",
+                   "init_other_creature", "clip_init", "extra_generations", "stagnation",
+                   "cpu_limit")
 
 
 @dataclass
@@ -77,6 +130,7 @@ class State:
     thresholds_met_at: int | None = None
     history: list = field(default_factory=list)
     failures: int = 0
+    failure_log: list = field(default_factory=list)   # {generation, candidate, error}
 
 
 def _scheduler_address(client) -> str | None:
@@ -93,11 +147,79 @@ def _atomic_pickle(path: Path, obj) -> None:
 def load_checkpoint(path: Path) -> tuple[Settings, State]:
     try:
         data = pickle.loads(path.read_bytes())
-        return data["settings"], data["state"]
+        settings, state = data["settings"], data["state"]
     except FileNotFoundError:
         raise OptimizationError(f"{path}: no checkpoint to resume from") from None
     except Exception as exc:
         raise OptimizationError(f"{path}: corrupt checkpoint ({type(exc).__name__}: {exc})") from None
+    # checkpoints of earlier versions lack the newer fields: their defaults
+    for obj, cls in ((settings, Settings), (state, State)):
+        for f in dataclasses.fields(cls):
+            if not hasattr(obj, f.name):
+                default = f.default_factory() if f.default_factory is not dataclasses.MISSING \
+                    else f.default
+                setattr(obj, f.name, default)
+    if hasattr(settings, "timeout"):        # the wall-clock evaluation limit of earlier versions
+        del settings.timeout
+    return settings, state
+
+
+_HELD_LOCKS: dict[str, int] = {}
+
+
+def acquire_run_lock(out: Path) -> None:
+    """Hold OUT/.musclewalk.lock (flock) until release_run_lock or the end of the process, so
+    that two optimizers never write one run directory. Re-entrant within a process."""
+    out = Path(out)
+    key = str(out.resolve())
+    if key in _HELD_LOCKS:
+        return
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise OptimizationError(f"{out}: cannot create the run directory "
+                                f"({exc.strerror or exc})") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        raise OptimizationError(f"{out}: another optimization (pid {holder}) is running in this "
+                                "directory; wait for it or choose another --out") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    _HELD_LOCKS[key] = fd
+
+
+def release_run_lock(out: Path) -> None:
+    fd = _HELD_LOCKS.pop(str(Path(out).resolve()), None)
+    if fd is None:
+        return
+    try:
+        (Path(out) / LOCK).unlink()
+    except OSError:
+        pass
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    os.close(fd)
+
+
+def check_new_run_dir(out: Path) -> None:
+    """A new run may only start in a missing or empty directory (or one holding just the model
+    copy and lock of an earlier start that ended before its first generation): never over
+    another run's results."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise OptimizationError(f"{out}: --out exists and is not a directory")
+    if (out / CHECKPOINT).exists():
+        raise OptimizationError(f"{out / CHECKPOINT}: a checkpoint exists; use --resume to "
+                                "continue or choose another --out")
+    if out.is_dir():
+        other = sorted(p.name for p in out.iterdir() if p.name not in (MODEL_DIR, LOCK))
+        if other:
+            shown = ", ".join(other[:4]) + (", ..." if len(other) > 4 else "")
+            raise OptimizationError(f"{out}: --out is not empty ({shown}) and holds no "
+                                    "checkpoint to resume; choose a new directory")
 
 
 def best_key(result: Mapping | None) -> tuple:
@@ -111,34 +233,53 @@ def best_key(result: Mapping | None) -> tuple:
 
 
 class Optimization:
+    """One CMA-ES run in a run directory. ``requested``: the settings the user gave explicitly
+    (on --resume each must equal the saved value, except the generation limit, which may grow,
+    and how evaluations are spread over processes, which does not change results)."""
+
     def __init__(self, settings: Settings, out_dir: Path, resume: bool = False,
-                 progress: bool = True, on_generation: Callable | None = None):
-        import cma
+                 progress: bool = True, on_generation: Callable | None = None,
+                 requested: Mapping | None = None):
         self.out = Path(out_dir)
         self.progress = progress
         self.on_generation = on_generation
+        self.resumed = resume
+        acquire_run_lock(self.out)
+        try:
+            self._setup(settings, resume, requested or {})
+        except BaseException:
+            release_run_lock(self.out)
+            raise
+
+    def _setup(self, settings: Settings, resume: bool, requested: Mapping) -> None:
+        import cma
         ckpt = self.out / CHECKPOINT
         if resume:
             saved, self.state = load_checkpoint(ckpt)
-            # the budget may be extended on resume; everything else comes from the checkpoint
-            saved.generations = max(saved.generations, settings.generations)
             # a run directory that moved (e.g. committed under models/optimized/) keeps its model
             # copy in <run>/model/: use that one
-            local = self.out / "model" / Path(saved.model).name
-            if Path(saved.model).parent.name == "model" and local.exists():
+            local = self.out / MODEL_DIR / Path(saved.model).name
+            if Path(saved.model).parent.name == MODEL_DIR and local.exists():
                 saved.model = str(local)
+            for name, value in requested.items():
+                if name in RESULT_SETTINGS and name != "model" and value != getattr(saved, name):
+                    raise OptimizationError(
+                        f"{ckpt}: {name}: the run was started with {getattr(saved, name)!r}, "
+                        f"not {value!r}; resume without it or start a new run")
+            saved.generations = max(saved.generations, settings.generations)
+            for name in ("workers", "evaluator", "scheduler", "wall_backstop"):
+                if name in requested:
+                    setattr(saved, name, requested[name])
             self.settings = saved
         else:
-            if ckpt.exists():
-                raise OptimizationError(f"{ckpt}: a checkpoint exists; use --resume to continue "
-                                        "or choose another --out")
+            check_new_run_dir(self.out)
             self.settings = settings
         s = self.settings
-        if not (s.speed > 0 and math.isfinite(s.speed)):
-            raise OptimizationError(f"speed: must be positive, got {s.speed}")
+        s.validate()
         self.meta = load_meta(s.model)
         self.control_model = control_model_from_meta(self.meta, 0.005)
         self.space = ParameterSpace(self.meta, self.control_model)
+        self._check_model()
         if not resume:
             x0 = np.zeros(len(self.space))
             if s.init:
@@ -156,15 +297,36 @@ class Optimization:
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es)
         self.task = EvaluationTask(str(Path(s.model).resolve()), s.speed, s.duration,
-                                   timeout=s.timeout)
+                                   cpu_limit=s.cpu_limit)
+
+    def _check_model(self) -> None:
+        """The model, its metadata and the default candidate load in OpenSim, before the first
+        generation (a foreign .osim used to fail only after a whole generation of evaluations)."""
+        from .evaluate import Evaluator
+        from ..sim.runner import Simulator
+        from ..sim.engine import EngineError
+        model = self.settings.model
+        try:
+            evaluator = Evaluator(model)
+            ModelVectors(self.meta).check(evaluator.base_tree, model)
+            _, model_values = ParameterSpace.split(self.space.values(np.zeros(len(self.space))))
+            path, meta = evaluator.candidate_model(model_values)
+            Simulator(path, meta=meta)
+        except (EngineError, ValueError, KeyError) as exc:
+            msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            raise OptimizationError(f"{model}: cannot be optimized: {msg}") from None
+        finally:
+            if "evaluator" in locals():
+                shutil.rmtree(evaluator.tmpdir, ignore_errors=True)
 
     def _warm_start(self, path: Path) -> np.ndarray:
+        s = self.settings
         try:
             creature, params = read_parameter_sections(path)
         except ParameterError as exc:
             raise OptimizationError(str(exc).replace("parameter file not found",
                                                      "--init file not found")) from None
-        if creature and creature != self.meta["creature"] and not self.settings.init_other_creature:
+        if creature and creature != self.meta["creature"] and not s.init_other_creature:
             raise OptimizationError(f"{path}: creature: parameters of '{creature}' cannot start "
                                     f"an optimization of '{self.meta['creature']}' (use --init-from-other-creature to "
                                     "carry over the parameters both share)")
@@ -179,15 +341,31 @@ class Optimization:
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not math.isfinite(value):
                 raise OptimizationError(f"{path}: {name}: expected a finite number, got {value!r}")
-        # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry over;
-        # the rest keep their defaults
+        if not s.init_other_creature:
+            # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry
+            # over and the rest keep their defaults; a file of this creature must be complete
+            missing = [n for n in self.space.names if n not in flat]
+            if unknown or missing:
+                what = (f"{len(missing)} parameters missing (e.g. {missing[0]})" if missing
+                        else f"{len(unknown)} unknown parameters (e.g. {unknown[0]})")
+                raise OptimizationError(f"{path}: parameters: {what} for this model; use "
+                                        "--init-from-other-creature to start from the parameters "
+                                        "it shares with the model, the rest at their defaults")
+        outside = [(e.name, flat[e.name], e.lower, e.upper) for e in self.space.entries
+                   if e.name in flat and not e.lower <= flat[e.name] <= e.upper]
+        if outside and not s.clip_init:
+            name, value, lo, hi = outside[0]
+            more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+            raise OptimizationError(f"{path}: {name}: {value:g} is outside the bounds "
+                                    f"[{lo:g}, {hi:g}]{more}; --clip-init starts from the "
+                                    "nearest bound instead")
         return self.space.x_from_values({k: v for k, v in flat.items() if k not in unknown})
 
     # ------------------------------------------------------------------ loop
     def run(self) -> State:
         s, st = self.settings, self.state
         self.out.mkdir(parents=True, exist_ok=True)
-        evaluator = make_evaluator(s.evaluator, s.workers, s.scheduler)
+        evaluator = make_evaluator(s.evaluator, s.workers, s.scheduler, s.backstop())
         bar = None
         if self.progress:
             from tqdm import tqdm
@@ -203,6 +381,13 @@ class Optimization:
                 X = st.es.ask()
                 values = [self.space.values(x) for x in X]
                 results = evaluator.map(self.task, values)
+                failed = [(k, r["error"]) for k, r in enumerate(results) if r["error"] is not None]
+                if st.generation == 0 and len(failed) == len(results):
+                    raise OptimizationError(
+                        f"{s.model}: every evaluation of the first generation failed; the first: "
+                        f"{failed[0][1]}")
+                st.failure_log += [{"generation": st.generation + 1, "candidate": k,
+                                    "error": error} for k, error in failed]
                 scores = [r["score"] for r in results]
                 st.es.tell(X, scores)
                 st.generation += 1
@@ -236,11 +421,12 @@ class Optimization:
                         + f"] {evals_per_min:.0f} eval/min")
                 if self.on_generation:
                     self.on_generation(st)
+            self._write_log(stop)
         finally:
             evaluator.close()
             if bar is not None:
                 bar.close()
-        self._write_log(stop)
+            release_run_lock(self.out)
         return st
 
     def _stop_reason(self) -> str | None:
@@ -314,6 +500,8 @@ class Optimization:
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
             "best terms: " + json.dumps(st.best_result["terms"] if st.best_result else {}),
             f"thresholds met at generation: {st.thresholds_met_at}",
+            f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
+            f"backstop {s.backstop():g} s without a finished evaluation",
             f"stop: {stop or 'running (written after every generation)'}",
             f"versions: python {platform.python_version()}, opensim {opensim.__version__}, "
             f"cma {cma.__version__}, numpy {np.__version__}",
@@ -321,4 +509,10 @@ class Optimization:
             f"{platform.platform()}",
             f"written: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         ]
+        if st.failure_log:
+            shown = st.failure_log[-50:]
+            lines.append(f"failed evaluations (generation, candidate, why; the last {len(shown)} "
+                         f"of {len(st.failure_log)}):" if len(shown) < len(st.failure_log)
+                         else "failed evaluations (generation, candidate, why):")
+            lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())

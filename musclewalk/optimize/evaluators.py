@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Mapping, Sequence
 
@@ -41,49 +41,65 @@ class SerialEvaluator:
 class ProcessEvaluator:
     """Persistent pool of spawned worker processes. A worker that dies (OpenSim can abort the
     process on a pathological model) breaks the pool: it is restarted and the unfinished
-    candidates are evaluated again; a candidate that breaks the pool twice is a failure."""
+    candidates are evaluated again; a candidate that breaks the pool twice is a failure.
 
-    def __init__(self, workers: int):
+    Wall-clock backstop: when no candidate finishes for ``backstop`` seconds, a worker has stopped
+    making progress (the CPU-time limit of each evaluation is checked between control steps, so it
+    cannot end a call into OpenSim that never returns). The workers are killed and the candidates
+    that were running are evaluated again, one at a time; one that is stuck twice is a failure. The
+    backstop is far above any evaluation's CPU limit, so it never decides a result on a merely
+    busy machine."""
+
+    def __init__(self, workers: int, backstop: float = 3600.0):
         self.workers = workers or os.cpu_count() or 1
+        self.backstop = backstop
         self.pool = self._new_pool()
 
     def _new_pool(self):
         return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
                                    initializer=_die_with_parent, initargs=(os.getpid(),))
 
+    def _restart(self, kill: bool = False) -> None:
+        if kill:
+            for proc in list(getattr(self.pool, "_processes", {}).values()):
+                proc.kill()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool = self._new_pool()
+
+    def _batch(self, task, values, indices, results) -> list[int]:
+        """Evaluate ``indices`` in the pool; returns the ones to blame for a broken or stuck pool
+        (their results stay unset)."""
+        futures = {self.pool.submit(evaluate_task, task, values[i]): i for i in indices}
+        waiting, suspects = set(futures), []
+        while waiting:
+            done, waiting = wait(waiting, timeout=self.backstop, return_when=FIRST_COMPLETED)
+            if not done:
+                running = [futures[f] for f in waiting if f.running()]
+                queued = [futures[f] for f in waiting if not f.running()]
+                self._restart(kill=True)
+                if not running:
+                    return suspects + queued
+                return suspects + running + self._batch(task, values, queued, results)
+            for f in done:
+                try:
+                    results[futures[f]] = f.result()
+                except BrokenProcessPool:
+                    suspects.append(futures[f])
+        if suspects:
+            self._restart()
+        return suspects
+
     def map(self, task, values):
         results: list = [None] * len(values)
-        strikes = [0] * len(values)
-        pending = list(range(len(values)))
-        while pending:
-            futures = {i: self.pool.submit(evaluate_task, task, values[i]) for i in pending}
-            broken = []
-            for i, fut in futures.items():
-                try:
-                    results[i] = fut.result()
-                except BrokenProcessPool:
-                    broken.append(i)
-            if not broken:
-                break
-            self.pool.shutdown(wait=False, cancel_futures=True)
-            self.pool = self._new_pool()
-            pending = []
-            for i in broken:
-                strikes[i] += 1
-                if strikes[i] >= 2:
-                    results[i] = failed_result("worker process died (BrokenProcessPool)")
-                else:
-                    pending.append(i)
-            if len(broken) > 1:
-                # evaluate the suspects one at a time so only the culprit is penalized
-                for i in list(pending):
-                    try:
-                        results[i] = self.pool.submit(evaluate_task, task, values[i]).result()
-                    except BrokenProcessPool:
-                        results[i] = failed_result("worker process died (BrokenProcessPool)")
-                        self.pool.shutdown(wait=False, cancel_futures=True)
-                        self.pool = self._new_pool()
-                pending = []
+        suspects = self._batch(task, values, list(range(len(values))), results)
+        # the suspects one at a time, so that only the culprit is penalized
+        for i in suspects:
+            if results[i] is not None:
+                continue
+            if self._batch(task, values, [i], results):
+                results[i] = failed_result(
+                    "worker process died or returned no result within the wall-clock backstop of "
+                    f"{self.backstop:g} s, twice")
         return results
 
     def close(self) -> None:
@@ -109,11 +125,11 @@ class DaskEvaluator:
             self.client.close()
 
 
-def make_evaluator(kind: str, workers: int = 0, scheduler=None):
+def make_evaluator(kind: str, workers: int = 0, scheduler=None, backstop: float = 3600.0):
     if kind == "serial" or (kind == "process" and workers == 1):
         return SerialEvaluator()
     if kind == "process":
-        return ProcessEvaluator(workers)
+        return ProcessEvaluator(workers, backstop)
     if kind == "dask":
         if scheduler is None:
             raise ValueError("--evaluator dask needs --scheduler ADDRESS")

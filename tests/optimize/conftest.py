@@ -15,7 +15,7 @@ def small_settings(humanlegs_osim):
 
     def make(**overrides):
         base = dict(model=str(humanlegs_osim), speed=1.3, duration=0.3, generations=2, seed=7,
-                    evaluator="serial", workers=1, popsize=4, timeout=120.0)
+                    evaluator="serial", workers=1, popsize=4)
         base.update(overrides)
         return Settings(**base)
 

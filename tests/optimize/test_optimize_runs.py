@@ -19,7 +19,8 @@ from musclewalk.cli import main
 from musclewalk.model.meta import load_meta
 from musclewalk.model.vectors import KINDS, ModelVectors, parse_osim
 from musclewalk.opensim_env import import_opensim
-from musclewalk.optimize.driver import CHECKPOINT, Optimization, Settings, load_checkpoint
+from musclewalk.optimize.driver import (CHECKPOINT, Optimization, OptimizationError, Settings,
+                                       load_checkpoint)
 from musclewalk.optimize.evaluate import (FAILURE_SCORE, EvaluationTask, Evaluator,
                                           evaluate_task)
 from musclewalk.sim.runner import Simulator
@@ -273,7 +274,7 @@ def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim,
     assert_penalized(result, "ParameterError")
     assert "fsm.d_lift" in result.error
     # the wall-time limit
-    result = evaluator.evaluate(EvaluationTask(str(humanlegs_osim), 1.3, 0.1, timeout=0.0), {})
+    result = evaluator.evaluate(EvaluationTask(str(humanlegs_osim), 1.3, 0.1, cpu_limit=1e-9), {})
     assert_penalized(result, "EvaluationTimeout")
     # the evaluator is still usable afterwards
     result = evaluator.evaluate(task, {})
@@ -302,13 +303,18 @@ def test_driver_keeps_going_past_failed_evaluations(small_settings, tmp_path, mo
     assert "failed evaluations: 4" in (out / "log.txt").read_text()
     assert (out / "best.json").exists() and (out / "optimized.osim").exists()
 
-    # every candidate failing is no crash either
+    log = (out / "log.txt").read_text()
+    assert "failed evaluations (generation, candidate, why):" in log
+    assert "  1, 1: RuntimeError: simulated OpenSim failure" in log
+
+    # every candidate of the first generation failing is an error naming the first failure,
+    # with no result written (not a "result" made of failures)
     monkeypatch.setattr(Simulator, "run", lambda self, *a, **k: 1 / 0)
     out2 = tmp_path / "all_failed"
-    state = run_opt(small_settings(generations=1), out2)
-    assert state.generation == 1 and state.failures == 4 and state.best_score == FAILURE_SCORE
-    best = json.loads((out2 / "best.json").read_text())
-    assert best["objective"] == FAILURE_SCORE
+    with pytest.raises(OptimizationError, match="every evaluation of the first generation "
+                                                "failed; the first: ZeroDivisionError"):
+        run_opt(small_settings(generations=1), out2)
+    assert not any(out2.iterdir())
 
 
 def test_concurrent_evaluations_in_one_process(evaluator, humanlegs_osim):

@@ -1,0 +1,9 @@
+"""Evaluation functions for worker-process tests (importable by spawned workers): one that
+never returns for a marked candidate, as a call into OpenSim that stopped making progress."""
+import time
+
+
+def maybe_hang(task, values):
+    if values.get("hang"):
+        time.sleep(3600)
+    return {"score": float(values["x"]), "error": None}
