@@ -30,3 +30,31 @@ def models_copy(tmp_path, monkeypatch):
     shutil.copytree(REPO / "models" / "templates", dst / "templates")
     monkeypatch.setenv("MUSCLEWALK_MODELS", str(dst))
     return dst
+
+
+@pytest.fixture
+def make_read_only():
+    """make_read_only(folder): no file can be created in the folder, also for root (chmod 555,
+    plus the immutable attribute when root ignores the mode); undone after the test. Skips the
+    test where neither works."""
+    import shutil
+    import subprocess
+    made = []
+
+    def make(folder):
+        folder = Path(folder)
+        folder.chmod(0o555)
+        made.append((folder, False))
+        if os.access(folder, os.W_OK) and shutil.which("chattr"):
+            if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode == 0:
+                made.append((folder, True))
+        if os.access(folder, os.W_OK):
+            pytest.skip("cannot make a read-only folder here")
+        return folder
+
+    yield make
+    for folder, immutable in reversed(made):
+        if immutable:
+            subprocess.run(["chattr", "-i", str(folder)], capture_output=True)
+        else:
+            folder.chmod(0o755)

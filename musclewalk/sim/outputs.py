@@ -1,7 +1,9 @@
 """Files a user opens after a simulation: states.sto (OpenSim states, loads with the model in
 the OpenSim GUI), kinematics.mot (coordinates, degrees), grf.mot + grf_loads.xml (ground reaction
 forces as ExternalLoads the OpenSim tools accept), muscles.csv, controller.csv, summary.json.
-Everything is written into a temporary folder first and moved into place when complete.
+Everything is written into a temporary folder first, which replaces the output folder as a whole
+when complete: an earlier run's folder stays intact until then, and none of its files (nor files
+written into it later, e.g. an analysis) remain next to the new ones.
 
 muscles.csv columns per muscle: excitation, activation, force (tendon, N), norm_fiber_length,
 fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N)."""
@@ -9,9 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -50,20 +49,12 @@ def read_storage(path) -> pd.DataFrame:
 
 
 def write_outputs(out_dir, sim, result, scenario, extra_summary: Mapping | None = None) -> Path:
+    from ..io_checks import replace_folder
     rec = result.recording
     if rec is None or not rec.time:
         raise ValueError("the simulation was run without recording")
-    out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    try:
-        _write_all(tmp, sim, result, scenario, extra_summary or {})
-        out_dir.mkdir(exist_ok=True)
-        for name in FILES:
-            os.replace(tmp / name, out_dir / name)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out_dir
+    return replace_folder(Path(out_dir),
+                          lambda tmp: _write_all(tmp, sim, result, scenario, extra_summary or {}))
 
 
 def _write_all(folder: Path, sim, result, scenario, extra_summary):

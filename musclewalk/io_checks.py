@@ -1,0 +1,244 @@
+"""Checks of command-line inputs and outputs made before the work starts, so that a bad path or
+a broken model is one clear error naming the file, and never a result lost after a long
+simulation: output paths (not a directory where a file is meant, a writable folder), the .osim
+model (well-formed XML, and the components its metadata names), and writing several files
+together (all or none). No OpenSim here: lxml only."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+
+class OutputError(ValueError):
+    """An output path that cannot be written; the message names the path and the option."""
+
+
+def _existing_ancestor(path: Path) -> Path:
+    p = Path(path).absolute()
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_writable_folder(folder: Path, what: str) -> None:
+    """``folder`` (or the nearest ancestor that exists: missing folders are created on writing)
+    is a directory this process may create files in."""
+    folder = Path(folder)
+    existing = _existing_ancestor(folder)
+    if not existing.is_dir():
+        raise OutputError(f"{what}: {existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise OutputError(f"{what}: cannot write into {existing} (read-only)")
+
+
+def check_output_file(path, option: str) -> Path:
+    """An output file (written with write_atomic: temporary file beside it, then rename)."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{path}: {option} is an existing directory, expected a file name")
+    check_writable_folder(path.parent, f"{path}: {option}")
+    return path
+
+
+def check_output_folder(path, option: str, owned_names, keep=()) -> Path:
+    """An output folder that is replaced as a whole (see replace_folder): missing, empty, or a
+    folder an earlier run wrote (it holds one of ``owned_names``); its parent writable; none of
+    the ``keep`` files (inputs) inside it."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise OutputError(f"{path}: {option} exists and is not a directory")
+    root = path.resolve()                  # where replace_folder works (a symlink's target)
+    check_writable_folder(root.parent, f"{path}: {option}")
+    if path.is_dir():
+        if not os.access(path, os.W_OK | os.X_OK):
+            raise OutputError(f"{path}: {option} is a read-only directory")
+        cwd = Path.cwd().resolve()
+        if root == cwd or root in cwd.parents:
+            raise OutputError(f"{path}: {option} is (or holds) the current directory, which the "
+                              "run would replace as a whole; give a folder below it")
+        names = {p.name for p in path.iterdir()}
+        if names and not names & set(owned_names):
+            raise OutputError(f"{path}: {option} is a directory that an earlier run did not write "
+                              f"(none of {', '.join(sorted(owned_names))} in it); it would be "
+                              "replaced as a whole, choose a new or empty folder")
+        for f in keep:
+            if f is not None and root in Path(f).resolve().parents:
+                raise OutputError(f"{path}: {option} contains the input {f}, which replacing the "
+                                  "folder would delete")
+    return path
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths (Linux renameat2 RENAME_EXCHANGE); False where unsupported."""
+    try:
+        import ctypes
+        import errno
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(str(a)), at_fdcwd, os.fsencode(str(b)),
+                 rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def replace_folder(out_dir, fill) -> Path:
+    """Write a folder as a whole: ``fill(tmp)`` writes every file into a temporary sibling
+    folder, which then takes the place of ``out_dir`` (swapped atomically where the system
+    allows). A failure or interrupt leaves the old folder as it was; afterwards no file of the
+    old folder remains."""
+    import shutil
+    out_dir = Path(out_dir).resolve()          # a symlink's target is replaced, not the link
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+    old, placed = None, False
+    try:
+        fill(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)            # mkdtemp creates 0700 folders
+        if not out_dir.exists():
+            os.rename(tmp, out_dir)
+        elif _exchange(tmp, out_dir):
+            old = tmp                            # now holds the old folder's files
+        else:
+            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old",
+                                        dir=out_dir.parent))
+            os.rename(out_dir, old)              # replaces the empty folder `old`
+            try:
+                os.rename(tmp, out_dir)
+            except BaseException:
+                os.rename(old, out_dir)
+                old = None
+                raise
+        placed = True
+    finally:
+        if not placed:
+            shutil.rmtree(tmp, ignore_errors=True)
+        elif old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    return out_dir
+
+
+def write_files_together(files: Mapping[Path, bytes]) -> None:
+    """Write several files all or none: each to a temporary file beside it first, then all
+    renamed into place (a failure before the renames leaves every old file as it was)."""
+    staged = []
+    try:
+        for path, data in files.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            staged.append((tmp, path))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+# ---------------------------------------------------------------------------------- models
+def parse_model_file(path):
+    """The .osim's XML tree, strictly parsed: a truncated or corrupt file is a ValueError naming
+    the file (before OpenSim sees it)."""
+    from lxml import etree
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: model file not found")
+    if not path.is_file():
+        raise ValueError(f"{path}: model is not a file")
+    try:
+        tree = etree.parse(str(path), etree.XMLParser(huge_tree=True))
+    except etree.XMLSyntaxError as exc:
+        what = exc.msg.split(" line ")[0]
+        raise ValueError(f"{path}: not a readable OpenSim model: truncated or corrupt XML at line "
+                         f"{exc.lineno} ({what})") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the model file ({exc})") from None
+    root = tree.getroot()
+    if root.tag != "OpenSimDocument" or root.find("Model") is None:
+        raise ValueError(f"{path}: not an OpenSim model (no <OpenSimDocument><Model>)")
+    return tree
+
+
+def model_mismatches(tree, meta: Mapping) -> dict[str, list[str]]:
+    """What the metadata names and the model (XML tree) lacks, by kind: bodies, coordinates,
+    muscles and their path points, springs, contact spheres and forces, the excitation
+    controller (empty: they match)."""
+    from .model.osim import CONTROLLER_NAME, ROOT_COORDINATES
+    model = tree.getroot().find("Model")
+
+    def names(xpath):
+        return {e.get("name") for e in model.xpath(xpath)}
+
+    missing: dict[str, list[str]] = {}
+
+    def lack(kind, wanted, have):
+        gone = [w for w in dict.fromkeys(wanted) if w not in have]
+        if gone:
+            missing.setdefault(kind, []).extend(gone)
+
+    lack("body", [b["name"] for b in meta.get("bodies", [])], names("BodySet/objects/Body"))
+    lack("coordinate", [c[0] for c in ROOT_COORDINATES]
+         + [c for j in meta.get("joints", []) for c in j.get("coordinates", [])],
+         names(".//Coordinate"))
+    muscles = {m.get("name"): m
+               for m in model.xpath("ForceSet/objects/Millard2012EquilibriumMuscle")}
+    lack("muscle", [m["name"] for m in meta.get("muscles", [])], muscles)
+    for m in meta.get("muscles", []):
+        if m["name"] in muscles:
+            lack("path point", [f"{m['name']}/{p['name']}" for p in m.get("points", [])],
+                 {f"{m['name']}/{p.get('name')}" for p in muscles[m["name"]].iter("PathPoint")})
+    lack("spring", [t for e in meta.get("passive", []) for t in e.get("targets", [])],
+         names("ForceSet/objects/SpringGeneralizedForce"))
+    lack("contact sphere", [c["name"] for c in meta.get("contacts", [])],
+         names("ContactGeometrySet/objects/ContactSphere"))
+    lack("contact force", [f"contact_{c['name']}" for c in meta.get("contacts", [])],
+         names("ForceSet/objects/SmoothSphereHalfSpaceForce"))
+    lack("controller", [CONTROLLER_NAME], names("ControllerSet/objects/PrescribedController"))
+    n_meta = len(meta.get("muscles", []))
+    if len(muscles) != n_meta and "muscle" not in missing:
+        missing["count"] = [f"the model has {len(muscles)} muscles, the metadata {n_meta}"]
+    return missing
+
+
+def describe_mismatches(missing: Mapping[str, list[str]], shown: int = 2) -> str:
+    """'no body a, b, ... (6 missing); no muscle c; ...' for an error line."""
+    parts = []
+    for kind, items in missing.items():
+        if kind == "count":
+            parts += items
+            continue
+        more = f", ... ({len(items)} missing)" if len(items) > shown else ""
+        parts.append(f"no {kind} {', '.join(items[:shown])}{more}")
+    return "; ".join(parts)
+
+
+def check_model(path, meta: Mapping | None = None) -> dict:
+    """The metadata of a musclewalk model, after checking that the .osim is readable and holds
+    every component its metadata (``MODEL.meta.json``) names. ValueError / FileNotFoundError
+    naming the file: a truncated or corrupt .osim, missing or unreadable metadata, or a model
+    and metadata that do not belong together (e.g. an OpenSim model musclewalk did not build)."""
+    from .model.meta import load_meta, meta_path
+    tree = parse_model_file(path)
+    meta = load_meta(path) if meta is None else meta
+    missing = model_mismatches(tree, meta)
+    if missing:
+        raise ValueError(f"{path}: the model does not match its metadata {meta_path(path)} "
+                         f"(of '{meta.get('creature')}'): {describe_mismatches(missing)}; "
+                         "use a model and the .meta.json "
+                         "'musclewalk build' wrote with it")
+    return dict(meta)

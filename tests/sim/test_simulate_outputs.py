@@ -1,0 +1,168 @@
+"""`musclewalk simulate --out DIR`: the folder is replaced as a whole when the simulation has
+finished (no stale files of an earlier run, an interrupted or failed run leaves the old folder
+intact), and bad options or output folders are one error line before anything is simulated."""
+import json
+import shutil
+
+import pytest
+
+from musclewalk.cli import main
+from musclewalk.sim import outputs
+from musclewalk.sim.outputs import FILES
+from musclewalk.sim.runner import Simulator
+
+DURATION = "0.02"
+
+
+def _simulate(built_models, out, *extra):
+    return main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
+                 DURATION, "--out", str(out), *map(str, extra)])
+
+
+def _one_error(capfd, code, expected=2):
+    err = capfd.readouterr().err
+    assert code == expected, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+def _snapshot(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def _no_temporaries(parent):
+    assert [p.name for p in parent.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.fixture
+def no_simulation(monkeypatch):
+    """Fail the test if anything gets as far as simulating."""
+    def run(*args, **kwargs):
+        raise AssertionError("simulated despite bad input")
+    monkeypatch.setattr(Simulator, "run", run)
+
+
+@pytest.fixture
+def old_run(built_models, tmp_path, capfd):
+    """A finished run folder, plus the files an analysis wrote into it."""
+    out = tmp_path / "run"
+    assert _simulate(built_models, out) == 0, capfd.readouterr().err
+    (out / "analysis.json").write_text('{"old": true}\n')
+    (out / "strip.png").write_bytes(b"old picture")
+    capfd.readouterr()
+    return out
+
+
+def test_a_new_run_replaces_the_whole_folder(built_models, old_run, capfd):
+    summary = json.loads((old_run / "summary.json").read_text())
+    assert _simulate(built_models, old_run, "--push", "0.01,20,0") == 0, capfd.readouterr().err
+    assert sorted(p.name for p in old_run.iterdir()) == sorted(FILES)      # nothing stale
+    new = json.loads((old_run / "summary.json").read_text())
+    assert new["pushes"] and not summary["pushes"]
+    _no_temporaries(old_run.parent)
+
+
+def test_an_empty_folder_is_used(built_models, tmp_path, capfd):
+    out = tmp_path / "empty"
+    out.mkdir()
+    assert _simulate(built_models, out) == 0, capfd.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+
+
+def test_interrupted_simulation_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch):
+    before = _snapshot(old_run)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(Simulator, "run", interrupted)
+    line = _one_error(capfd, _simulate(built_models, old_run), expected=130)
+    assert line == "musclewalk simulate: interrupted"
+    assert _snapshot(old_run) == before
+    _no_temporaries(old_run.parent)
+
+
+def test_interrupt_while_writing_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch):
+    before = _snapshot(old_run)
+    write_all = outputs._write_all
+
+    def half_written(folder, *args):
+        write_all(folder, *args)
+        (folder / "summary.json").write_text('{"half": ')
+        raise KeyboardInterrupt
+    monkeypatch.setattr(outputs, "_write_all", half_written)
+    line = _one_error(capfd, _simulate(built_models, old_run), expected=130)
+    assert "interrupted" in line
+    assert _snapshot(old_run) == before
+    _no_temporaries(old_run.parent)
+
+
+def test_out_that_is_a_file(built_models, tmp_path, capfd, no_simulation):
+    out = tmp_path / "results.txt"
+    out.write_text("keep me\n")
+    line = _one_error(capfd, _simulate(built_models, out))
+    assert str(out) in line and "--out" in line and "not a directory" in line
+    assert out.read_text() == "keep me\n"
+
+
+def test_out_in_a_read_only_folder(built_models, tmp_path, capfd, no_simulation, make_read_only):
+    parent = tmp_path / "locked"
+    parent.mkdir()
+    make_read_only(parent)
+    line = _one_error(capfd, _simulate(built_models, parent / "run"))
+    assert str(parent) in line and "--out" in line and "read-only" in line
+    assert list(parent.iterdir()) == []
+    # a missing folder below a read-only one
+    line = _one_error(capfd, _simulate(built_models, parent / "a" / "run"))
+    assert str(parent) in line and "read-only" in line
+
+
+def test_read_only_run_folder(built_models, old_run, capfd, no_simulation, make_read_only):
+    before = _snapshot(old_run)
+    make_read_only(old_run)
+    line = _one_error(capfd, _simulate(built_models, old_run))
+    assert str(old_run) in line and "read-only" in line
+    assert _snapshot(old_run) == before
+
+
+def test_out_that_another_program_wrote(built_models, tmp_path, capfd, no_simulation):
+    out = tmp_path / "documents"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    line = _one_error(capfd, _simulate(built_models, out))
+    assert str(out) in line and "--out" in line and "summary.json" in line
+    assert _snapshot(out) == {"notes.txt": b"mine\n"}
+
+
+def test_out_holding_the_model(built_models, old_run, capfd, no_simulation):
+    model = old_run / "HumanLegs.osim"
+    shutil.copy(built_models["HumanLegs"], model)
+    shutil.copy(built_models["HumanLegs"].with_name("HumanLegs.meta.json"), old_run)
+    before = _snapshot(old_run)
+    code = main(["simulate", str(model), "--speed", "1.3", "--duration", DURATION,
+                 "--out", str(old_run)])
+    line = _one_error(capfd, code)
+    assert str(model) in line and "--out" in line
+    assert _snapshot(old_run) == before
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--push", "0.1,nan,0"), ("--push", "nan,10,0"), ("--push", "0.1,10,inf"),
+    ("--heading", "nan"), ("--heading", "inf"),
+    ("--turn-rate", "nan"), ("--turn-rate", "inf"), ("--turn-rate", "-5"),
+    ("--push-magnitude", "nan"), ("--push-magnitude", "-inf"),
+    ("--seed", "-1"),
+    ("--control-interval", "nan"), ("--control-interval", "0"), ("--control-interval", "-0.001"),
+    ("--control-interval", "0.01"),
+    ("--speed", "nan"), ("--speed", "inf"), ("--duration", "nan"), ("--duration", "inf"),
+    ("--terrain-slope", "nan"), ("--terrain-slope", "60"),
+    ("--random-pushes", "-1"),
+])
+def test_bad_number_is_one_line_before_simulating(built_models, tmp_path, capfd, no_simulation,
+                                                  option, value):
+    out = tmp_path / "run"
+    line = _one_error(capfd, _simulate(built_models, out, f"{option}={value}"))
+    assert line.startswith(f"musclewalk simulate: error: {option}:"), line
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == []
