@@ -55,6 +55,9 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
     picks = np.unique(np.searchsorted(kin["time"].to_numpy(),
                                       np.arange(start, min(end, kin["time"].iloc[-1]) + 1e-9, every)))
     picks = picks[picks < len(kin)]
+    if len(picks) == 0:
+        raise ValueError(f"--window {start:g},{end:g}: no frame of {sim_dir} in it (the run lasts "
+                         f"{kin['time'].iloc[-1]:.2f} s)")
     times, segments, com = [], [], []
     for row in picks:
         for name in names:
@@ -74,10 +77,18 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
 
 
 def render_filmstrip(sim_dir, out_png, every: float = 0.1, window: tuple | None = None) -> Path:
+    from ..model.osim import write_atomic
+    out_png = Path(out_png)
+    write_atomic(out_png, filmstrip_png(sim_dir, every, window))
+    return out_png
+
+
+def filmstrip_png(sim_dir, every: float = 0.1, window: tuple | None = None) -> bytes:
+    """The filmstrip as PNG bytes (the caller decides where and together with what it is
+    written)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from ..model.osim import write_atomic
     import io
 
     frames = skeleton_frames(sim_dir, every, window)
@@ -108,6 +119,4 @@ def render_filmstrip(sim_dir, out_png, every: float = 0.1, window: tuple | None 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     plt.close(fig)
-    out_png = Path(out_png)
-    write_atomic(out_png, buf.getvalue())
-    return out_png
+    return buf.getvalue()

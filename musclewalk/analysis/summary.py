@@ -29,10 +29,34 @@ def alternating_strikes(t, contact_r, contact_l) -> tuple[np.ndarray, np.ndarray
     return np.array(kept[0]), np.array(kept[1])
 
 
+RUN_KEYS = ("model", "creature", "simulated_time", "terminated", "termination_reason",
+            "distance", "mean_forward_speed", "target_speed")
+
+
+def read_run_summary(sim_dir) -> dict:
+    """summary.json of a simulation folder; ValueError / FileNotFoundError naming the file and
+    key when it is missing, not JSON, or lacks a key the analysis needs."""
+    path = Path(sim_dir) / "summary.json"
+    if not Path(sim_dir).is_dir():
+        raise FileNotFoundError(f"{sim_dir}: simulation folder not found")
+    try:
+        summary = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{sim_dir}: not a simulation folder (no summary.json)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(summary, dict):
+        raise ValueError(f"{path}: expected a JSON object")
+    for key in RUN_KEYS:
+        if key not in summary:
+            raise ValueError(f"{path}: {key}: missing")
+    return summary
+
+
 def summarize(sim_dir) -> dict:
     sim_dir = Path(sim_dir)
+    summary = read_run_summary(sim_dir)
     try:
-        summary = json.loads((sim_dir / "summary.json").read_text())
         muscles = pd.read_csv(sim_dir / "muscles.csv")
         controller = pd.read_csv(sim_dir / "controller.csv")
     except FileNotFoundError as exc:
