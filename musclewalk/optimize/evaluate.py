@@ -11,12 +11,8 @@ set an order of magnitude above what any walking candidate needs, so it only end
 grind (tiny integrator steps) and the same seed gives the same result on an idle or a busy machine."""
 from __future__ import annotations
 
-import atexit
 import copy
 import math
-import os
-import shutil
-import tempfile
 import threading
 import time
 import traceback
@@ -32,6 +28,7 @@ from ..model.vectors import ModelVectors, parse_osim
 from ..sim.runner import Simulator
 from ..sim.scenario import Scenario
 from .objective import TERMS, ObjectiveRecorder, all_under_thresholds, combine
+from .scratch import new_scratch_folder
 
 # a failed evaluation ranks below every simulated candidate: a run that falls at once scores
 # about 100 (E_speed = 1 over t_max), and |1 - v_base / v| averaged over t_max stays far below
@@ -94,8 +91,7 @@ class Evaluator:
         self.meta = load_meta(model)
         self.vectors = ModelVectors(self.meta)
         self.base_tree = parse_osim(model)
-        self.tmpdir = Path(tempfile.mkdtemp(prefix=f"musclewalk-eval-{os.getpid()}-"))
-        atexit.register(shutil.rmtree, self.tmpdir, True)
+        self.tmpdir = new_scratch_folder()    # also removes those of killed processes
 
     def candidate_model(self, model_values: Mapping) -> tuple[Path, dict]:
         """The candidate's .osim (private file) and its metadata."""
