@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -39,15 +40,23 @@ def _cmd_build(args):
 
 
 def _cmd_render(args):
+    from .io_checks import check_model, check_output_file, parse_model_file
+    from .model.meta import meta_path
     from .model.render import render_model
-    render_model(args.model, args.out)
+    check_output_file(args.out, "-o")
+    if meta_path(args.model).exists():
+        meta = check_model(args.model)      # a musclewalk model: it and its metadata must match
+    else:
+        parse_model_file(args.model)        # any OpenSim model: readable XML at least
+        meta = None
+    render_model(args.model, args.out, meta=meta)
     print(f"wrote {args.out}")
 
 
 def _cmd_info(args):
-    from .model.meta import load_meta
+    from .io_checks import check_model
     from .model.vectors import ModelVectors
-    meta = load_meta(args.model)
+    meta = check_model(args.model)          # the .osim too: readable and matching its metadata
     mv = ModelVectors(meta)
     print(f"{meta['creature']}: {len(meta['bodies'])} bodies, {len(meta['muscles'])} muscles, "
           f"{meta['total_mass']:.1f} kg, leg length {meta['leg_length']:.3f} m")
@@ -58,25 +67,55 @@ def _cmd_info(args):
             print(f"  {m['name']:28s} delay {m['delay'] * 1000:4.0f} ms  roles {','.join(m['roles'])}")
 
 
+def _number(option: str, value: float, expected: str, ok=lambda v: True) -> float:
+    """A finite float option that satisfies ``ok``; otherwise one line naming the option."""
+    if not (math.isfinite(value) and ok(value)):
+        raise UsageError(f"{option}: expected {expected}, got {value!r}")
+    return value
+
+
 def _cmd_simulate(args):
-    import json
-    import math
-    from .sim.outputs import write_outputs
-    from .sim.parameters import load_parameter_file
+    from .io_checks import check_model, check_output_folder
+    from .sim.engine import EngineError
+    from .sim.outputs import FILES, write_outputs
     from .sim.runner import Simulator
     from .sim.scenario import HeadingPath, Push, Scenario, random_pushes
-    if args.duration <= 0:
-        raise UsageError(f"--duration: must be positive, got {args.duration}")
-    if args.speed <= 0:
-        raise UsageError(f"--speed: must be positive, got {args.speed}")
-    params = load_parameter_file(args.params) if args.params else {}
+    # every option first, then the output folder and the model: nothing fails after simulating
+    _number("--speed", args.speed, "a positive speed (m/s)", lambda v: v > 0)
+    _number("--duration", args.duration, "a positive duration (s)", lambda v: v > 0)
+    _number("--heading", args.heading, "a finite angle (deg)")
+    _number("--turn-rate", args.turn_rate, "a turning velocity >= 0 (deg/s; 0: straight)",
+            lambda v: v >= 0)
+    _number("--push-magnitude", args.push_magnitude, "a force >= 0 (N)", lambda v: v >= 0)
+    _number("--control-interval", args.control_interval, "a value in (0, 0.005] (s)",
+            lambda v: 0 < v <= 0.005 + 1e-12)
+    if args.terrain_slope is not None:
+        _number("--terrain-slope", args.terrain_slope, "a finite slope (deg)")
+    if args.random_pushes < 0:
+        raise UsageError(f"--random-pushes: expected a count >= 0, got {args.random_pushes}")
+    if args.seed < 0:
+        raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
     pushes = []
     for spec in args.push:
         try:
             start, fx, fz = (float(v) for v in spec.split(","))
         except ValueError:
             raise UsageError(f"--push: expected START,FX,FZ (s, N, N), got {spec!r}") from None
+        if not all(math.isfinite(v) for v in (start, fx, fz)) or start < 0:
+            raise UsageError(f"--push: expected START >= 0 and finite FX, FZ (s, N, N), "
+                             f"got {spec!r}")
         pushes.append(Push(start, (fx, 0.0, fz)))
+    check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
+    meta = check_model(args.model)
+    params = {}
+    if args.params:
+        from .model.vectors import parse_osim
+        from .sim.bridge import control_model_from_meta
+        from .sim.parameters import check_parameter_file
+        params = check_parameter_file(args.params, meta, parse_osim(args.model),
+                                      control_model_from_meta(meta, args.control_interval),
+                                      fill_defaults=args.fill_defaults,
+                                      model_source=str(args.model))
     if args.random_pushes:
         pushes += random_pushes(args.random_pushes, args.push_magnitude, args.seed)
     heading = HeadingPath(initial=math.radians(args.heading), turn_rate=math.radians(args.turn_rate),
@@ -87,9 +126,17 @@ def _cmd_simulate(args):
     terrain = None
     if args.terrain_slope is not None:
         from .sim.terrain import RampTerrain
-        terrain = RampTerrain(args.terrain_slope, seed=args.seed,
-                              length=args.speed * args.duration * 1.5 + 2.0)
-    sim = Simulator(args.model, control_interval=args.control_interval, terrain=terrain)
+        try:
+            terrain = RampTerrain(args.terrain_slope, seed=args.seed,
+                                  length=args.speed * args.duration * 1.5 + 2.0)
+        except ValueError as exc:
+            reason = str(exc).removeprefix("terrain slope: ")
+            raise UsageError(f"--terrain-slope: {reason}") from None
+    try:
+        sim = Simulator(args.model, meta=meta, control_interval=args.control_interval,
+                        terrain=terrain)
+    except EngineError as exc:
+        raise UsageError(str(exc)) from None
     sim.split(params, source=str(args.params))       # bad parameters fail before simulating
     result = sim.run(scenario, params, record=True)
     write_outputs(args.out, sim, result, scenario,
@@ -106,34 +153,80 @@ def _cmd_simulate(args):
 
 def _cmd_optimize(args):
     import shlex
+    import shutil
     from .model.build import build_creature
-    from .optimize.driver import Optimization, Settings
-    if args.speed <= 0:
-        raise UsageError(f"--speed: must be positive, got {args.speed}")
-    if args.duration <= 0:
-        raise UsageError(f"--duration: must be positive, got {args.duration}")
+    from .model.meta import load_meta
+    from .optimize.driver import (CHECKPOINT, MODEL_DIR, Optimization, Settings,
+                                  acquire_run_lock, check_new_run_dir, release_run_lock)
     out = args.out
-    model = Path(args.creature)
+    # the result-deciding settings the user gave (None: not given)
+    given = {"speed": args.speed, "duration": args.duration, "seed": args.seed,
+             "sigma": args.sigma, "init": args.init, "extra_generations": args.extra_generations,
+             "stagnation": args.stagnation, "cpu_limit": args.cpu_limit,
+             "init_other_creature": args.init_from_other_creature or None,
+             "clip_init": args.clip_init or None, "workers": args.workers,
+             "evaluator": args.evaluator, "scheduler": args.scheduler,
+             "wall_backstop": args.wall_backstop}
+    given = {k: v for k, v in given.items() if v is not None}
+    if args.generations is not None and args.generations < 1:
+        raise UsageError(f"--generations: expected an integer >= 1, got {args.generations}")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: --out exists and is not a directory")
     if args.resume:
-        settings = Settings(model="", speed=args.speed, generations=args.generations or 0)
-    else:
-        if model.suffix != ".osim":
-            model = out / "model" / f"{args.creature}.osim"
-            if not model.exists():
-                build_creature(args.creature, None, model)
-        elif not model.exists():
-            raise UsageError(f"{model}: model file not found")
         if args.scale_passive:
-            model = _scaled_passive_model(model, out, args.scale_passive)
+            raise UsageError("--scale-passive: a resumed run keeps the model copy it started with")
+        if not out.is_dir():
+            raise UsageError(f"{out / CHECKPOINT}: no checkpoint to resume from")
+        acquire_run_lock(out)
+        try:
+            opt = Optimization(Settings(model="", speed=1.0, generations=args.generations or 0),
+                               out, resume=True, progress=not args.quiet, requested=given)
+        except BaseException:
+            release_run_lock(out)
+            raise
+        creature = Path(args.creature)
+        wanted = load_meta(creature)["creature"] if creature.suffix == ".osim" else args.creature
+        if wanted != opt.meta["creature"]:
+            release_run_lock(out)
+            raise UsageError(f"{out}: the run optimizes '{opt.meta['creature']}', not '{wanted}'")
+    else:
+        if args.speed is None:
+            raise UsageError("--speed: required for a new run")
+        defaults = Settings(model="", speed=1.0)
         settings = Settings(
-            model=str(model), speed=args.speed, duration=args.duration,
-            generations=args.generations or 100, seed=args.seed, workers=args.workers,
-            evaluator=args.evaluator, scheduler=args.scheduler, init=args.init,
-            init_other_creature=args.init_from_other_creature, sigma=args.sigma,
-            extra_generations=args.extra_generations, stagnation=args.stagnation,
-            timeout=args.eval_timeout or max(30.0, 6.0 * args.duration),
+            model="", speed=args.speed,
+            duration=given.get("duration", defaults.duration),
+            generations=args.generations or defaults.generations,
+            seed=given.get("seed", defaults.seed), workers=given.get("workers", defaults.workers),
+            evaluator=given.get("evaluator", defaults.evaluator), scheduler=args.scheduler,
+            init=args.init, init_other_creature=args.init_from_other_creature,
+            clip_init=args.clip_init, sigma=given.get("sigma", defaults.sigma),
+            extra_generations=given.get("extra_generations", defaults.extra_generations),
+            stagnation=given.get("stagnation", defaults.stagnation),
+            cpu_limit=given.get("cpu_limit", defaults.cpu_limit),
+            wall_backstop=args.wall_backstop,
             command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-    opt = Optimization(settings, out, resume=args.resume, progress=not args.quiet)
+        settings.validate()            # before anything is built or written
+        created = not out.exists()
+        acquire_run_lock(out)
+        try:
+            check_new_run_dir(out)
+            model = Path(args.creature)
+            if model.suffix != ".osim":
+                model = out / MODEL_DIR / f"{args.creature}.osim"
+                if not model.exists():
+                    build_creature(args.creature, None, model)
+            elif not model.exists():
+                raise UsageError(f"{model}: model file not found")
+            if args.scale_passive:
+                model = _scaled_passive_model(model, out, args.scale_passive)
+            settings.model = str(model)
+            opt = Optimization(settings, out, progress=not args.quiet)
+        except BaseException:
+            release_run_lock(out)
+            if created:                # nothing of a run that never started stays behind
+                shutil.rmtree(out, ignore_errors=True)
+            raise
     print(f"{opt.meta['creature']}: {len(opt.space)} parameters "
           + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items()), flush=True)
     state = opt.run()
@@ -184,11 +277,29 @@ def _time_window(text: str) -> tuple:
 
 
 def _cmd_analyze(args):
-    from .analysis.summary import write_summary
-    result = write_summary(args.simulation, args.out)
+    import json
+    from .analysis.summary import read_run_summary, summarize
+    from .io_checks import check_model, check_output_file, write_files_together
+    _number("--every", args.every, "a positive frame interval (s)", lambda v: v > 0)
+    check_output_file(args.out, "-o")
     if args.picture:
-        from .analysis.filmstrip import render_filmstrip
-        render_filmstrip(args.simulation, args.picture, every=args.every, window=args.window)
+        check_output_file(args.picture, "--picture")
+        if args.picture.absolute() == args.out.absolute():
+            raise UsageError(f"{args.picture}: --picture is the same file as -o")
+    run = read_run_summary(args.simulation)
+    check_model(run["model"])
+    if args.window:
+        start, end = args.window
+        lasts = float(run["simulated_time"])
+        if start > lasts + 1e-9:
+            raise UsageError(f"--window {start:g},{end:g}: starts after the end of the run "
+                             f"({args.simulation} lasts {lasts:.2f} s)")
+    result = summarize(args.simulation)
+    files = {args.out: (json.dumps(result, indent=1) + "\n").encode()}
+    if args.picture:
+        from .analysis.filmstrip import filmstrip_png
+        files[args.picture] = filmstrip_png(args.simulation, every=args.every, window=args.window)
+    write_files_together(files)          # the summary and the picture, or neither
     cot = result["cost_of_transport_J_per_kg_m"]
     freq = result["stride_frequency_Hz"]
     print(f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
@@ -224,9 +335,13 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="simulate a model with the controller; writes outputs")
     s.add_argument("model", type=Path, help="model .osim (its .meta.json must lie beside it)")
     s.add_argument("--params", type=Path, help="parameter JSON (controller and initial state)")
+    s.add_argument("--fill-defaults", action="store_true",
+                   help="parameters missing from --params take their defaults (default: refuse)")
     s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
     s.add_argument("--duration", type=float, required=True, help="simulated time, s")
-    s.add_argument("--out", type=Path, required=True, help="output folder")
+    s.add_argument("--out", type=Path, required=True,
+                   help="output folder (an earlier run's folder is replaced as a whole once the "
+                        "simulation has finished)")
     s.add_argument("--heading", type=float, default=0.0, help="initial target heading, deg")
     s.add_argument("--turn-rate", type=float, default=0.0,
                    help="random turns at this turning velocity, deg/s (0: straight)")
@@ -244,30 +359,39 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("optimize", help="CMA-ES over control, routing, muscles, initial state")
     s.add_argument("creature", help="preset name, creature YAML, or a built .osim")
-    s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
-    s.add_argument("--duration", type=float, default=10.0, help="t_max of an evaluation, s")
+    s.add_argument("--speed", type=float, help="target forward speed, m/s (required for a new run)")
+    s.add_argument("--duration", type=float, help="t_max of an evaluation, s (default 10)")
     s.add_argument("--generations", type=int, default=None,
                    help="generation limit (default 100; on --resume: the run's own limit)")
-    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--seed", type=int, help="CMA-ES seed, >= 1 (default 1)")
     s.add_argument("--init", help="warm start from an earlier run's best.json")
     s.add_argument("--init-from-other-creature", action="store_true",
-                   help="allow --init from another creature (parameters both share carry over)")
-    s.add_argument("--sigma", type=float, default=1.0, help="initial CMA-ES step size")
-    s.add_argument("--workers", type=int, default=0, help="worker processes (0: all cores)")
-    s.add_argument("--evaluator", choices=["process", "serial", "dask"], default="process")
+                   help="allow --init from another creature, or a file with parameters missing "
+                        "(parameters both share carry over, the rest start at their defaults)")
+    s.add_argument("--clip-init", action="store_true",
+                   help="start from the nearest bound where an --init value is outside the "
+                        "bounds (default: refuse)")
+    s.add_argument("--sigma", type=float, help="initial CMA-ES step size (default 1)")
+    s.add_argument("--workers", type=int, help="worker processes (default 0: all cores)")
+    s.add_argument("--evaluator", choices=["process", "serial", "dask"])
     s.add_argument("--scheduler", help="dask scheduler address (with --evaluator dask)")
-    s.add_argument("--extra-generations", type=int, default=20,
-                   help="generations to keep improving once all thresholds are met")
-    s.add_argument("--stagnation", type=int, default=200,
-                   help="stop after this many generations without improvement")
-    s.add_argument("--eval-timeout", type=float, default=None,
-                   help="wall s per evaluation before it is penalized (default: 6 x --duration, "
-                        "at least 30 s)")
+    s.add_argument("--extra-generations", type=int,
+                   help="generations to keep improving once all thresholds are met (default 20)")
+    s.add_argument("--stagnation", type=int,
+                   help="stop after this many generations without improvement (default 200)")
+    s.add_argument("--cpu-limit", type=float,
+                   help="CPU s per simulated s before an evaluation is penalized as grinding "
+                        "(default 60; CPU time of the evaluation, so machine load does not "
+                        "change results)")
+    s.add_argument("--wall-backstop", type=float,
+                   help="wall s without any finished evaluation before the workers are killed "
+                        "as stuck (default 3 x cpu-limit x duration + 600)")
     s.add_argument("--scale-passive", action="append", default=[], metavar="NAME=FACTOR",
                    help="continuation stage: multiply a passive gain's initial value and bounds "
                         "(e.g. spine_flexion=1.5; repeatable); the run's model copy in OUT/model "
                         "carries the scaled metadata")
-    s.add_argument("--resume", action="store_true", help="continue from OUT/checkpoint.pkl")
+    s.add_argument("--resume", action="store_true",
+                   help="continue from OUT/checkpoint.pkl (settings given must equal the run's)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--out", type=Path, required=True, help="run directory")
     s.set_defaults(func=_cmd_optimize)
@@ -278,7 +402,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--picture", type=Path, help="side-view filmstrip PNG of the gait")
     s.add_argument("--every", type=float, default=0.1, help="filmstrip frame interval, s")
     s.add_argument("--window", type=_time_window, metavar="START,END",
-                   help="draw only this time window, s (default: the whole run)")
+                   help="draw only this time window, s (default: the whole run; START must lie "
+                        "within the run, END is clipped to its end)")
     s.set_defaults(func=_cmd_analyze)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
@@ -292,9 +417,14 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (UsageError, ValueError, KeyError, FileNotFoundError) as exc:
+    except KeyboardInterrupt:
+        # outputs are written to temporary files and renamed when complete: nothing half-written
+        print(f"musclewalk {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except (UsageError, ValueError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"musclewalk {args.command}: error: {msg}", file=sys.stderr)
+        line = " ".join(str(msg).split()) or type(exc).__name__       # always one line
+        print(f"musclewalk {args.command}: error: {line}", file=sys.stderr)
         return 2
     return 0
 

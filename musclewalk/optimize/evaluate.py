@@ -15,12 +15,10 @@ import copy
 import math
 import threading
 import time
-import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Mapping
 
-from lxml import etree
 
 from ..model.meta import load_meta
 from ..model.osim import write_atomic, xml_bytes

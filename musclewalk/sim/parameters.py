@@ -77,3 +77,43 @@ def load_parameter_file(path) -> dict[str, float]:
     .osim itself, so a file's model section is not used here)."""
     _, sections = read_parameter_sections(path)
     return {**sections["controller"], **sections["initial_state"]}
+
+
+def check_parameter_file(path, meta: Mapping, model_tree, control_model,
+                         fill_defaults: bool = False, model_source: str = "the model") -> dict:
+    """The controller and initial-state values of a parameter file, checked against the model it
+    is to drive: the file's creature must be the model's; a file with a model section (an
+    optimizer's best.json) must carry the routing, muscle properties and passive gains the model
+    has (they live in the .osim: a best.json simulated on the template it started from silently
+    dropped them); every controller and initial-state parameter must be given unless
+    ``fill_defaults``. ParameterError names the file and key."""
+    from ..model.vectors import KINDS, ModelVectors
+    creature, sections = read_parameter_sections(path)
+    if creature is not None and creature != meta["creature"]:
+        raise ParameterError(f"{path}: creature: the parameters are of '{creature}', the model "
+                             f"is '{meta['creature']}'")
+    values = {**sections["controller"], **sections["initial_state"]}
+    split_parameters(values, control_model, str(path))
+    if sections["model"]:
+        vectors = ModelVectors(meta)
+        for kind in KINDS:
+            given = sections["model"].get(kind, {})
+            have = vectors.read_values(model_tree, kind)
+            for name, value in given.items():
+                if name not in have:
+                    raise ParameterError(f"{path}: model.{kind}.{name}: not a parameter of "
+                                         f"{model_source}")
+                if not isinstance(value, (int, float)) or abs(float(value) - have[name]) > 1e-6:
+                    raise ParameterError(
+                        f"{path}: model.{kind}.{name}: {value!r} differs from {model_source} "
+                        f"({have[name]:.6g}); these parameters belong to the model their "
+                        "optimization wrote (its optimized.osim)")
+    if not fill_defaults:
+        names = [sp.name for sp in controller_parameter_specs(control_model)] + \
+            [sp.name for sp in INITIAL_STATE_SPECS]
+        missing = [n for n in names if n not in values]
+        if missing:
+            raise ParameterError(f"{path}: {missing[0]}: missing ({len(missing)} of {len(names)} "
+                                 "controller and initial-state parameters are); --fill-defaults "
+                                 "uses the defaults for missing ones")
+    return values
