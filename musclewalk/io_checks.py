@@ -178,7 +178,8 @@ def model_mismatches(tree, meta: Mapping) -> dict[str, list[str]]:
     """What the metadata names and the model (XML tree) lacks, by kind: bodies, coordinates,
     muscles and their path points, springs, contact spheres and forces, the excitation
     controller (empty: they match)."""
-    from .model.osim import CONTROLLER_NAME, ROOT_COORDINATES
+    from .model.osim import (CONTROLLER_NAME, EXPONENTIAL_CONTACT_PREFIX, ROOT_COORDINATES,
+                             SMOOTH_CONTACT_PREFIX)
     model = tree.getroot().find("Model")
 
     def names(xpath):
@@ -206,8 +207,14 @@ def model_mismatches(tree, meta: Mapping) -> dict[str, list[str]]:
          names("ForceSet/objects/SpringGeneralizedForce"))
     lack("contact sphere", [c["name"] for c in meta.get("contacts", [])],
          names("ContactGeometrySet/objects/ContactSphere"))
-    lack("contact force", [f"contact_{c['name']}" for c in meta.get("contacts", [])],
-         names("ForceSet/objects/SmoothSphereHalfSpaceForce"))
+    if meta.get("physics", {}).get("contact", {}).get("model") == "exponential":
+        lack("contact force", [f"{EXPONENTIAL_CONTACT_PREFIX}{c['name']}"
+                               for c in meta.get("contacts", [])],
+             names("ForceSet/objects/ExponentialContactForce"))
+    else:
+        lack("contact force", [f"{SMOOTH_CONTACT_PREFIX}{c['name']}"
+                               for c in meta.get("contacts", [])],
+             names("ForceSet/objects/SmoothSphereHalfSpaceForce"))
     lack("controller", [CONTROLLER_NAME], names("ControllerSet/objects/PrescribedController"))
     n_meta = len(meta.get("muscles", []))
     if len(muscles) != n_meta and "muscle" not in missing:

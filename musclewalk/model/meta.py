@@ -115,6 +115,7 @@ def build_meta(spec: CreatureSpec) -> dict:
             "max_isometric_force": m.max_isometric_force,
             "optimal_fiber_length": m.optimal_fiber_length,
             "tendon_slack_length": m.tendon_slack_length, "pennation": m.pennation,
+            "rigid_tendon": m.rigid_tendon,
             "points": [{"name": p.name, "body": p.body, "location": list(map(float, p.location)),
                         "ranges": {a: list(r) for a, r in p.ranges.items()}} for p in m.points],
         })
@@ -133,6 +134,7 @@ def build_meta(spec: CreatureSpec) -> dict:
                     "coordinates": [c.name for c in j.coordinates]} for j in spec.joints],
         "contacts": [{"name": c.name, "body": c.body, "foot": c.foot, "radius": c.radius,
                       "location": list(map(float, c.location))} for c in spec.contacts],
+        "physics": spec.physics,
         "muscles": muscles,
         "routing": routing_entries(spec),
         "properties": property_entries(spec, transforms),

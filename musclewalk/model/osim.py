@@ -1,9 +1,10 @@
 """Write a :class:`CreatureSpec` as an OpenSim 4.6 model (.osim XML, lxml).
 
 Muscles are Millard2012EquilibriumMuscle with PathPoints and 10 ms activation/deactivation time
-constants (c_a = 100 s^-1, paper eq. 7). Contact: SmoothSphereHalfSpaceForce between the foot
-spheres and a ground half-space. A PrescribedController with one Constant per muscle receives
+constants (c_a = 100 s^-1, paper eq. 7). A PrescribedController with one Constant per muscle receives
 the excitations computed in Python during simulation.
+Contact (models/physics.yaml): an ExponentialContactForce at the lowest point of each foot sphere
+(the spheres stay as geometry, for pictures and ramps), or SmoothSphereHalfSpaceForces.
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ GROUND_NAME = "ground_contact"
 CONTACT = {"stiffness": 1.0e6, "dissipation": 2.0, "static_friction": 0.9,
            "dynamic_friction": 0.8, "viscous_friction": 0.5, "transition_velocity": 0.1,
            "hertz_smoothing": 300.0, "hunt_crossley_smoothing": 50.0}
+SMOOTH_CONTACT_PREFIX = "contact_"          # + sphere name: SmoothSphereHalfSpaceForce
+EXPONENTIAL_CONTACT_PREFIX = "ecf_"         # + sphere name: ExponentialContactForce
 ROOT_COORDINATES = [  # body-fixed yaw, pitch, roll then translations (no gimbal lock in yaw)
     ("root_yaw", "rotation1", (0, 1, 0)), ("root_pitch", "rotation2", (0, 0, 1)),
     ("root_roll", "rotation3", (1, 0, 0)), ("root_tx", "translation1", (1, 0, 0)),
@@ -232,12 +235,14 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
         _sub(mel, "deactivation_time_constant", fmt(ACTIVATION_TIME_CONSTANT))
         _sub(mel, "default_activation", fmt(INITIAL_EXCITATION))
         _sub(mel, "minimum_activation", "0.01")
+        if m.rigid_tendon:
+            _sub(mel, "ignore_tendon_compliance", "true")
+    contact = spec.physics.get("contact", {"model": "smooth_sphere"})
     for c in spec.contacts:
-        f = _sub(forces, "SmoothSphereHalfSpaceForce", name=f"contact_{c.name}")
-        _sub(f, "socket_sphere", f"/contactgeometryset/{c.name}")
-        _sub(f, "socket_half_space", f"/contactgeometryset/{GROUND_NAME}")
-        for k, v in CONTACT.items():
-            _sub(f, k, fmt(v))
+        if contact["model"] == "exponential":
+            _exponential_contact(forces, c, contact)
+        else:
+            _smooth_sphere_contact(forces, c)
     for s in spec.springs:
         f = _sub(forces, "SpringGeneralizedForce", name=s.name)
         _sub(f, "coordinate", s.coordinate)
@@ -266,6 +271,32 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
         _sub(cs, "orientation", "0 0 0")
         _sub(cs, "radius", fmt(c.radius))
     return etree.ElementTree(doc)
+
+
+def _smooth_sphere_contact(forces, c) -> None:
+    f = _sub(forces, "SmoothSphereHalfSpaceForce", name=f"{SMOOTH_CONTACT_PREFIX}{c.name}")
+    _sub(f, "socket_sphere", f"/contactgeometryset/{c.name}")
+    _sub(f, "socket_half_space", f"/contactgeometryset/{GROUND_NAME}")
+    for k, v in CONTACT.items():
+        _sub(f, k, fmt(v))
+
+
+def _exponential_contact(forces, c, contact: dict) -> None:
+    """ExponentialContactForce at the sphere's lowest point (body frame) against the ground
+    plane y = 0 (its contact plane's z axis is the ground's y axis)."""
+    f = _sub(forces, "ExponentialContactForce", name=f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}")
+    _sub(f, "contact_plane_transform", fmt((-math.pi / 2, 0, 0, 0, 0, 0)))
+    _sub(f, "exponential_shape_parameters", "0.0065905 0.5336 1150")   # OpenSim's defaults
+    _sub(f, "normal_viscosity", "0.5")
+    _sub(f, "max_normal_force", "100000")
+    _sub(f, "friction_elasticity", fmt(contact["friction_elasticity"]))
+    _sub(f, "friction_viscosity", fmt(contact["friction_viscosity"]))
+    _sub(f, "settle_velocity", fmt(contact["settle_velocity"]))
+    _sub(f, "initial_mu_static", fmt(contact["static_friction"]))
+    _sub(f, "initial_mu_kinetic", fmt(contact["kinetic_friction"]))
+    station = _sub(f, "Station", name="station")
+    _sub(station, "socket_parent_frame", f"/bodyset/{c.body}")
+    _sub(station, "location", fmt(np.asarray(c.location) - np.array([0.0, c.radius, 0.0])))
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -113,6 +113,7 @@ class MuscleSpec:
     extra_roles: list[str] = field(default_factory=list)
     source: str = ""
     mirror_of: Optional[str] = None  # right-side twin for left muscles
+    rigid_tendon: bool = False       # Millard ignore_tendon_compliance (models/physics.yaml)
 
 
 @dataclass
@@ -158,6 +159,7 @@ class CreatureSpec:
     expected: dict                 # expected counts: bodies, dofs, muscles
     parameters: dict               # resolved part parameters, e.g. {"legs.upper": 0.4}
     templates: dict                # part -> template name
+    physics: dict = field(default_factory=dict)   # models/physics.yaml + the creature's overrides
     root_height: float = 1.0       # root origin height above ground in the base pose
 
     @property

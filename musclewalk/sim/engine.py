@@ -19,7 +19,8 @@ from typing import Mapping
 
 import numpy as np
 
-from ..model.osim import CONTROLLER_NAME, INITIAL_EXCITATION
+from ..model.osim import (CONTACT, CONTROLLER_NAME, EXPONENTIAL_CONTACT_PREFIX,
+                          INITIAL_EXCITATION, SMOOTH_CONTACT_PREFIX)
 from ..opensim_env import import_opensim
 
 MIN_STEP = 1e-6       # s; smaller steps are an integrator failure
@@ -68,11 +69,22 @@ def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
     return R
 
 
+def integrator_settings(meta: Mapping) -> tuple[str, float]:
+    """(method, accuracy) the model was built for (models/physics.yaml); models built before
+    the physics settings existed ran SemiExplicitEuler2 at 1e-3."""
+    integrator = meta.get("physics", {}).get("integrator", {})
+    return (integrator.get("method", "semi_explicit_euler2"),
+            float(integrator.get("accuracy", 1e-3)))
+
+
 class OpenSimEngine:
-    def __init__(self, osim_path, meta: Mapping, integrator: str = "semi_explicit_euler2",
-                 accuracy: float = 1e-3, min_step: float = MIN_STEP,
+    def __init__(self, osim_path, meta: Mapping, integrator: str | None = None,
+                 accuracy: float | None = None, min_step: float = MIN_STEP,
                  push_body: str | None = None, terrain=None):
         osim = import_opensim()
+        method, model_accuracy = integrator_settings(meta)
+        integrator = integrator or method
+        accuracy = accuracy if accuracy is not None else model_accuracy
         self.osim = osim
         path = Path(osim_path)
         if not path.is_file():
@@ -132,10 +144,20 @@ class OpenSimEngine:
         push_f = osim.PrescribedForce.safeDownCast(forces.get(PUSH_FORCE_NAME))
         self._push_constants = self._prescribed_constants(push_f)
         self.contacts = []
+        contact = meta.get("physics", {}).get("contact", {})
+        self.exponential_contact = contact.get("model") == "exponential"
+        self.ground_clearance = float(contact.get("ground_clearance", 0.0))
         for c in meta["contacts"]:
-            f = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(f"contact_{c['name']}"))
+            if self.exponential_contact:
+                name = f"{EXPONENTIAL_CONTACT_PREFIX}{c['name']}"
+                f = osim.ExponentialContactForce.safeDownCast(forces.get(name)) \
+                    if forces.contains(name) else None
+            else:
+                name = f"{SMOOTH_CONTACT_PREFIX}{c['name']}"
+                f = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(name)) \
+                    if forces.contains(name) else None
             if f is None:
-                raise EngineError(f"{path}: contact force 'contact_{c['name']}' not found")
+                raise EngineError(f"{path}: contact force '{name}' not found")
             self.contacts.append(f)
         self.contact_body = np.array([self.body_index[c["body"]] for c in meta["contacts"]])
         self.contact_local = np.array([c["location"] for c in meta["contacts"]], float)
@@ -171,14 +193,19 @@ class OpenSimEngine:
             model.addContactGeometry(plane)
             planes.append(plane)
         for c in meta["contacts"]:
-            flat = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(f"contact_{c['name']}"))
+            # ramps use the spheres' smooth contact (with the model's own settings when it has
+            # them); an exponential contact model's forces are switched off on ramps
+            name = f"{SMOOTH_CONTACT_PREFIX}{c['name']}"
+            flat = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(name)) \
+                if forces.contains(name) else None
             sphere = osim.ContactSphere.safeDownCast(geoms.get(c["name"]))
             for i in range(terrain.n_segments):
                 f = osim.SmoothSphereHalfSpaceForce(f"terrain_{c['name']}_{i}", sphere, planes[i])
                 for prop in ("stiffness", "dissipation", "static_friction", "dynamic_friction",
                              "viscous_friction", "transition_velocity", "hertz_smoothing",
                              "hunt_crossley_smoothing"):
-                    getattr(f, f"set_{prop}")(getattr(flat, f"get_{prop}")())
+                    value = getattr(flat, f"get_{prop}")() if flat is not None else CONTACT[prop]
+                    getattr(f, f"set_{prop}")(value)
                 model.addForce(f)
 
     def _setup_terrain_state(self, forces) -> None:
@@ -211,7 +238,7 @@ class OpenSimEngine:
 
     # ------------------------------------------------------------------ state set-up
     def initial_state(self, coordinates: Mapping[str, float], speeds: Mapping[str, float],
-                      ground_clearance: float = 0.0):
+                      ground_clearance: float | None = None):
         """A copy of the default state with coordinate values (rad / m) and speeds set, the
         root lowered or raised so that the lowest contact sphere touches the ground (the terrain
         height under it, on uneven terrain)."""
@@ -225,9 +252,14 @@ class OpenSimEngine:
         world = self.contact_centres(*self._poses(s))
         ground = self.terrain.height(world[:, 0]) if self.terrain is not None else 0.0
         lowest = float(np.min(world[:, 1] - self.contact_radius - ground))
+        if ground_clearance is None:
+            ground_clearance = self.ground_clearance if self.terrain is None else 0.0
         ty = self._coord("root_ty")
         ty.setValue(s, ty.getValue(s) - lowest + ground_clearance, False)
         self.model.realizeVelocity(s)
+        if self.exponential_contact:
+            # each contact point's friction anchor starts where the point is
+            self.osim.ExponentialContactForce.resetAnchorPoints(self.model, s)
         return s
 
     def _coord(self, name):
@@ -251,8 +283,12 @@ class OpenSimEngine:
         return body_pos[self.contact_body] + np.einsum("nij,nj->ni", R, self.contact_local)
 
     # ------------------------------------------------------------------ stepping
-    def start(self, state, excitations: np.ndarray) -> None:
-        """Begin a run from ``state`` (copied) with the t=0 excitations set first."""
+    def start(self, state, excitations: np.ndarray | None = None) -> None:
+        """Begin a run from ``state`` (copied): muscles equilibrated and the state realized for
+        the first sensor read. The Manager is initialized at the first ``advance``, after the
+        controller's first excitations are set: ``initialize`` realizes the state with the
+        Constants as they are then, and the first interval would otherwise run on whatever was
+        set before (notes §4.3)."""
         s = self.osim.State(state)
         s.setTime(0.0)
         self.state = None
@@ -264,14 +300,15 @@ class OpenSimEngine:
             for k, row in enumerate(self.terrain_forces):
                 for i, f in enumerate(row):
                     f.setAppliesForce(s, bool(i == self.active_segment[k]))
-        self.set_excitations(excitations)
+        if excitations is not None:
+            self.set_excitations(excitations)
         self.set_push(np.zeros(3))
         for m in self.muscles:
             m.setActivation(s, INITIAL_EXCITATION)
         self.model.equilibrateMuscles(s)
         self.model.realizeVelocity(s)
-        self.manager.initialize(s)
         self.state = s
+        self._initialized = False
 
     def set_excitations(self, u: np.ndarray) -> None:
         """Excitations for the next interval. Call after reading the sensors: it invalidates the
@@ -289,6 +326,9 @@ class OpenSimEngine:
     def advance(self, t_next: float) -> bool:
         """Integrate to ``t_next``; False when the integrator failed or time did not advance."""
         try:
+            if not self._initialized:
+                self.manager.initialize(self.state)
+                self._initialized = True
             s = self.manager.integrate(t_next)
         except RuntimeError:
             return False
@@ -307,7 +347,10 @@ class OpenSimEngine:
             V = b.getVelocityInGround(s)
             omega[i] = V.get(0).to_numpy()
             vel[i] = V.get(1).to_numpy()
-        if self.terrain is None:
+        if self.terrain is None and self.exponential_contact:
+            self.model.realizeDynamics(s)
+            contact = np.array([c.getForce(s).to_numpy() for c in self.contacts])
+        elif self.terrain is None:
             contact = np.array([c.getSphereForce(s).get(1).to_numpy() for c in self.contacts])
         else:
             contact = np.array([self.terrain_forces[k][i].getSphereForce(s).get(1).to_numpy()

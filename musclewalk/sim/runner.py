@@ -69,7 +69,7 @@ class Simulator:
     are built once and reused for every run."""
 
     def __init__(self, osim_path, meta: Mapping | None = None, control_interval: float = 0.005,
-                 integrator: str = "semi_explicit_euler2", accuracy: float = 1e-3,
+                 integrator: str | None = None, accuracy: float | None = None,
                  terrain=None):
         self.meta = meta if meta is not None else load_meta(osim_path)
         self.terrain = terrain
@@ -98,7 +98,7 @@ class Simulator:
         coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta["leg_length"])
         state = engine.initial_state(coords, speeds)
         wall0 = time.perf_counter()
-        engine.start(state, np.full(len(self.meta["muscles"]), 0.02))
+        engine.start(state)
         raw = engine.read()
         sensors = bridge.sensors(raw)
         initial_com = raw.com_pos.copy()
