@@ -23,11 +23,12 @@ def built_models(tmp_path_factory):
 
 @pytest.fixture
 def models_copy(tmp_path, monkeypatch):
-    """A private copy of models/ (creatures + templates) that a test may break."""
+    """A private copy of models/ (creatures, templates, physics) that a test may break."""
     import shutil
     dst = tmp_path / "models"
     shutil.copytree(REPO / "models" / "creatures", dst / "creatures")
     shutil.copytree(REPO / "models" / "templates", dst / "templates")
+    shutil.copy(REPO / "models" / "physics.yaml", dst / "physics.yaml")
     monkeypatch.setenv("MUSCLEWALK_MODELS", str(dst))
     return dst
 

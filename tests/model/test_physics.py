@@ -1,0 +1,98 @@
+"""models/physics.yaml: contact model, rigid-tendon rule and integrator are data, checked on
+every build; models built before they existed keep their own (smooth spheres, 1e-3)."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from lxml import etree
+
+from musclewalk.cli import main
+from musclewalk.model.build import build_creature
+from musclewalk.model.template import CreatureError, load_creature
+from musclewalk.sim.engine import integrator_settings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models):
+    tree = etree.parse(str(built_models["Human"]))
+    meta = json.loads(built_models["Human"].with_suffix(".meta.json").read_text())
+    assert len(tree.xpath("//ExponentialContactForce")) == len(meta["contacts"]) == 8
+    assert not tree.xpath("//SmoothSphereHalfSpaceForce")
+    rigid = sorted(m.getparent().get("name") for m in tree.xpath("//ignore_tendon_compliance")
+                   if m.text == "true")
+    ratio = meta["physics"]["rigid_tendon_below_slack_ratio"]
+    expected = sorted(m["name"] for m in meta["muscles"]
+                      if m["tendon_slack_length"] < ratio * m["optimal_fiber_length"])
+    assert rigid == expected and "shoulder_extensor_r" in rigid
+    # the contact point of each force is the lowest point of its sphere
+    for c in meta["contacts"]:
+        loc = tree.xpath(f"//ExponentialContactForce[@name='ecf_{c['name']}']//location")[0]
+        np.testing.assert_allclose([float(v) for v in loc.text.split()],
+                                   np.array(c["location"]) - [0, c["radius"], 0])
+    assert integrator_settings(meta) == ("semi_explicit_euler2", 0.01)
+
+
+def test_models_without_physics_keep_their_settings():
+    meta = json.loads((REPO / "models/optimized/HumanLegs-walk-1.3/optimized.meta.json")
+                      .read_text())
+    assert "physics" not in meta
+    assert integrator_settings(meta) == ("semi_explicit_euler2", 1e-3)
+
+
+def test_a_creature_overrides_physics(models_copy, tmp_path):
+    path = models_copy / "creatures" / "human_legs.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["physics"] = {"contact": {"model": "smooth_sphere"}, "integrator": {"accuracy": 0.001}}
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "legs.osim"
+    build_creature("HumanLegs", None, out)
+    tree = etree.parse(str(out))
+    assert len(tree.xpath("//SmoothSphereHalfSpaceForce")) == 8
+    assert not tree.xpath("//ExponentialContactForce")
+    meta = json.loads(out.with_suffix(".meta.json").read_text())
+    assert meta["physics"]["integrator"] == {"method": "semi_explicit_euler2", "accuracy": 0.001}
+    assert meta["physics"]["contact"]["friction_elasticity"] == 100000   # the rest: defaults
+
+
+@pytest.mark.parametrize("physics, key, message", [
+    ({"contact": {"model": "rubber"}}, "physics.contact.model",
+     "expected one of exponential, smooth_sphere"),
+    ({"contact": {"friction_elasticity": -1}}, "physics.contact.friction_elasticity",
+     "expected a number in [1000, 1e+07]"),
+    ({"integrator": {"accuracy": "fast"}}, "physics.integrator.accuracy", "expected a number"),
+    ({"gravity": 3}, "physics.gravity", "unknown key"),
+    ({"contact": {"stiffnes": 3}}, "physics.contact.stiffnes", "unknown key"),
+])
+def test_bad_physics_is_one_line_naming_file_and_key(models_copy, tmp_path, capsys, physics,
+                                                     key, message):
+    path = models_copy / "creatures" / "human_legs.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["physics"] = physics
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "legs.osim"
+    assert main(["build", "HumanLegs", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(path) in err[0] and key in err[0] and message in err[0], err
+    assert not out.exists()
+    with pytest.raises(CreatureError):
+        load_creature("HumanLegs")
+
+
+def test_a_creature_stands_on_the_exponential_contact(built_models):
+    """At rest on the ground the contact carries the body weight, with no launch at the start
+    (the contact points start at the clearance where the springs hold the body)."""
+    from musclewalk.sim.runner import Simulator
+    sim = Simulator(built_models["HumanLegs"])
+    eng = sim.engine
+    state = eng.initial_state({}, {})
+    eng.start(state)
+    weight = sim.meta["total_mass"] * 9.80665
+    first = eng.read().contact_force[:, 1].sum()
+    assert 0.2 * weight < first < 3.0 * weight
+    for k in range(1, 41):
+        assert eng.advance(k * 0.005)
+    raw = eng.read()
+    assert raw.contact_force[:, 1].sum() == pytest.approx(weight, rel=0.35)
