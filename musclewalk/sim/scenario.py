@@ -10,6 +10,9 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 PUSH_DURATION = 0.2          # s, paper §6.2
+# longest simulation (t_max) accepted: longer is a typo, not an experiment (optimize has the same
+# bound); a 600 s recording is ~120 000 control steps
+MAX_DURATION = 600.0         # s
 SWING_HIP_FLEXION = math.radians(20.0)   # the left leg starts rotated 20 degrees forward (§6)
 
 
@@ -24,7 +27,13 @@ class Push:
 class HeadingPath:
     """Target heading as a function of time: constant, or random turns at a fixed turning
     velocity (the paper's steering task): every ``hold`` seconds a new heading is drawn within
-    ``max_change`` of the current one and approached at ``turn_rate``."""
+    ``max_change`` of the current one and approached at ``turn_rate``.
+
+    The path is tabulated every ``STEP`` seconds, lazily: only as far as it has been asked for
+    (the simulated time), so a long ``duration`` costs nothing up front. The table is one
+    sequential walk over one random stream, so a value does not depend on how far ahead the
+    table was built. ``duration`` is kept for callers that pass it; it no longer bounds the
+    table (beyond it the turns simply go on)."""
     initial: float = 0.0                    # rad
     turn_rate: float = 0.0                  # rad/s; 0 = constant heading
     hold: float = 3.0                       # s between changes of the goal
@@ -32,27 +41,43 @@ class HeadingPath:
     seed: int = 0
     duration: float = 60.0
 
+    STEP = 0.01                             # s between table entries
+    CHUNK = 1024                            # entries added at a time (at least)
+
     def __post_init__(self):
-        self._table = None
-        if self.turn_rate > 0:
-            rng = np.random.default_rng(self.seed)
-            times = np.arange(0.0, self.duration + self.hold, 0.01)
-            heading = np.empty_like(times)
-            current, goal, next_change = self.initial, self.initial, self.hold
-            for i, t in enumerate(times):
-                if t >= next_change:
-                    goal = current + rng.uniform(-self.max_change, self.max_change)
-                    next_change += self.hold
-                step = self.turn_rate * 0.01
-                current += float(np.clip(goal - current, -step, step))
-                heading[i] = current
-            self._table = (times, heading)
+        self._turning = self.turn_rate > 0
+        self._rng = np.random.default_rng(self.seed)
+        self._current = self._goal = self.initial
+        self._next_change = self.hold
+        self._n = 0                                 # entries tabulated so far
+        self._times = self._heading = np.empty(0)
+
+    def _extend(self, n: int) -> None:
+        """Tabulate entries up to index ``n`` - 1 (time (n - 1) x STEP)."""
+        size = max(n, self._n + self.CHUNK, 2 * self._n)
+        times = np.concatenate([self._times[:self._n], np.empty(size - self._n)])
+        heading = np.concatenate([self._heading[:self._n], np.empty(size - self._n)])
+        # entry i is at time i x STEP, as numpy's arange(0, end, STEP) places it
+        times[self._n:] = np.arange(self._n, size) * self.STEP
+        current, goal, next_change = self._current, self._goal, self._next_change
+        step = self.turn_rate * self.STEP
+        for i in range(self._n, size):
+            if times[i] >= next_change:
+                goal = current + self._rng.uniform(-self.max_change, self.max_change)
+                next_change += self.hold
+            current += float(np.clip(goal - current, -step, step))
+            heading[i] = current
+        self._current, self._goal, self._next_change = current, goal, next_change
+        self._times, self._heading, self._n = times, heading, size
 
     def __call__(self, t: float) -> float:
-        if self._table is None:
+        if not self._turning:
             return self.initial
-        times, heading = self._table
-        return float(np.interp(t, times, heading))
+        if not math.isfinite(t):
+            raise ValueError(f"heading: time must be finite, got {t!r}")
+        while self._n == 0 or t >= (self._n - 1) * self.STEP:
+            self._extend(int(max(t, 0.0) / self.STEP) + 2)
+        return float(np.interp(t, self._times, self._heading))
 
 
 def random_pushes(count: int, magnitude: float, seed: int, start: float = 2.0,
@@ -79,8 +104,9 @@ class Scenario:
     def validate(self) -> None:
         if not (math.isfinite(self.speed) and self.speed > 0):
             raise ValueError(f"speed: must be positive, got {self.speed!r}")
-        if not (math.isfinite(self.duration) and self.duration > 0):
-            raise ValueError(f"duration: must be positive, got {self.duration!r}")
+        if not (math.isfinite(self.duration) and 0 < self.duration <= MAX_DURATION):
+            raise ValueError(f"duration: must be positive and at most {MAX_DURATION:g} s, "
+                             f"got {self.duration!r}")
         if not (0 < self.control_interval <= 0.005 + 1e-12):
             raise ValueError(f"control interval: must be in (0, 5 ms], got {self.control_interval!r}")
 
