@@ -116,6 +116,48 @@ def _mirror_range(r: tuple[float, float], axis: str) -> tuple[float, float]:
     return (-r[1], -r[0]) if axis == "z" else r
 
 
+def _parameter_ranges(path: Path, data: dict, params: dict, signed: set,
+                      integers: set) -> dict[str, tuple[float, float]]:
+    """A template's ``ranges``: the plausible [min, max] of every parameter (data, documented in
+    models/README.md). Checked here as a template: one per parameter, well-formed, consistent
+    with ``signed`` and ``integers``, the default inside."""
+    raw = data.get("ranges")
+    if not isinstance(raw, dict):
+        raise CreatureError(path, "ranges", "expected a mapping of every parameter to its "
+                            "plausible [min, max]")
+    for k in raw:
+        if k not in params:
+            raise CreatureError(path, f"ranges.{k}", f"not a parameter of the template "
+                                f"(parameters: {', '.join(params)})")
+    out = {}
+    for k, default in params.items():
+        key = f"ranges.{k}"
+        bounds = raw.get(k)
+        if bounds is None:
+            raise CreatureError(path, key, "missing: every parameter needs a plausible "
+                                "[min, max]")
+        if (not isinstance(bounds, (list, tuple)) or len(bounds) != 2
+                or not all(isinstance(b, (int, float)) and not isinstance(b, bool)
+                           for b in bounds)):
+            raise CreatureError(path, key, f"expected [min, max] (two numbers), got {bounds!r}")
+        lo, hi = float(bounds[0]), float(bounds[1])
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise CreatureError(path, key, f"inverted or empty range [{lo:g}, {hi:g}]")
+        if k in integers:
+            if lo < 0 or not lo.is_integer() or not hi.is_integer():
+                raise CreatureError(path, key, f"a segment count needs integer bounds >= 0, "
+                                    f"got [{lo:g}, {hi:g}]")
+        elif k not in signed and lo <= 0:
+            raise CreatureError(path, key, f"a dimension needs a positive minimum, got "
+                                f"[{lo:g}, {hi:g}]")
+        if isinstance(default, (int, float)) and not isinstance(default, bool) \
+                and not lo <= default <= hi:
+            raise CreatureError(path, f"parameters.{k}", f"default {default:g} lies outside "
+                                f"its plausible range [{lo:g}, {hi:g}]")
+        out[k] = (lo, hi)
+    return out
+
+
 class _Part:
     def __init__(self, part: str, template_name: str, path: Path, data: dict, variables: dict):
         self.part, self.template_name, self.path, self.data, self.vars = (
@@ -232,6 +274,9 @@ class _Expander:
             raise self.err(f"{key}.template", f"unknown template '{tname}'")
         data = _load_yaml(tpath)
         params = data.get("parameters", {}) or {}
+        signed = set(data.get("signed", []) or [])
+        integers = set(data.get("integers", []) or [])
+        ranges = _parameter_ranges(tpath, data, params, signed, integers)
         values: dict[str, Any] = dict(params)
         for k, v in spec.items():
             if k == "template":
@@ -240,6 +285,7 @@ class _Expander:
                 raise self.err(f"{key}.{k}", f"unknown parameter of template '{tname}' "
                                f"(known: {', '.join(params)})")
             values[k] = v
+        overridden = set()
         for k, v in self.overrides.items():
             if k.startswith(part + "."):
                 pname = k[len(part) + 1:]
@@ -247,12 +293,11 @@ class _Expander:
                     raise self.err(k, f"unknown --set key: template '{tname}' has no parameter "
                                    f"'{pname}'")
                 values[pname] = v
+                overridden.add(pname)
                 self._used_overrides.add(k)
-        signed = set(data.get("signed", []) or [])
-        integers = set(data.get("integers", []) or [])
         variables: dict[str, float] = {}
         for k, v in values.items():
-            where = f"{key}.{k}"
+            where = f"{key}.{k}" + (f" (--set {part}.{k}={v})" if k in overridden else "")
             try:
                 x = float(v)
             except (TypeError, ValueError):
@@ -264,6 +309,10 @@ class _Expander:
                     raise self.err(where, f"must be a non-negative integer, got {v!r}")
             elif k not in signed and x <= 0:
                 raise self.err(where, f"dimension must be positive, got {v!r}")
+            lo, hi = ranges[k]
+            if not lo <= x <= hi:
+                raise self.err(where, f"{x:g} is outside the plausible range [{lo:g}, {hi:g}] "
+                               f"({tpath}: ranges.{k})")
             variables[k] = x
         p = _Part(part, tname, tpath, data, variables)
         for k, v in (data.get("derived", {}) or {}).items():
