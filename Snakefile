@@ -2,10 +2,8 @@
 # One rule file per step under workflow/rules/; config/config.yaml says what `all` runs.
 configfile: "config/config.yaml"
 
-BUDGET = config["budgets"][config["budget"]]
-RUNS = [f"{r['creature']}-{r['task']}-{r['speed']}" for r in config["runs"]]
 
-
+include: "workflow/rules/common.smk"
 include: "workflow/rules/model.smk"
 include: "workflow/rules/optimize.smk"
 include: "workflow/rules/simulate.smk"
