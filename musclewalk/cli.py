@@ -79,10 +79,11 @@ def _cmd_simulate(args):
     from .sim.engine import EngineError
     from .sim.outputs import FILES, write_outputs
     from .sim.runner import Simulator
-    from .sim.scenario import HeadingPath, Push, Scenario, random_pushes
+    from .sim.scenario import MAX_DURATION, HeadingPath, Push, Scenario, random_pushes
     # every option first, then the output folder and the model: nothing fails after simulating
     _number("--speed", args.speed, "a positive speed (m/s)", lambda v: v > 0)
-    _number("--duration", args.duration, "a positive duration (s)", lambda v: v > 0)
+    _number("--duration", args.duration, f"a positive duration of at most {MAX_DURATION:g} s",
+            lambda v: 0 < v <= MAX_DURATION)
     _number("--heading", args.heading, "a finite angle (deg)")
     _number("--turn-rate", args.turn_rate, "a turning velocity >= 0 (deg/s; 0: straight)",
             lambda v: v >= 0)

@@ -27,6 +27,37 @@ DEFAULT_DENSITY = 1000.0          # kg/m^3, uniform for all segments (documented
 REFERENCE_MASS = 75.16            # kg, body mass behind the reference muscle forces
 
 
+def _number_in(low: float, high: float):
+    def check(value):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+            and low <= float(value) <= high
+        return None if ok else f"expected a number in [{low:g}, {high:g}]"
+    return check
+
+
+def _one_of(*choices):
+    return lambda value: None if value in choices else f"expected one of {', '.join(choices)}"
+
+
+PHYSICS_SCHEMA = {
+    "contact": {
+        "model": _one_of("exponential", "smooth_sphere"),
+        "friction_elasticity": _number_in(1e3, 1e7),
+        "friction_viscosity": _number_in(0.0, 1e5),
+        "settle_velocity": _number_in(1e-4, 10.0),
+        "static_friction": _number_in(0.0, 5.0),
+        "kinetic_friction": _number_in(0.0, 5.0),
+        "ground_clearance": _number_in(0.0, 0.02),
+    },
+    "rigid_tendon_below_slack_ratio": _number_in(0.0, 100.0),
+    "integrator": {
+        "method": _one_of("semi_explicit_euler2", "runge_kutta_merson", "runge_kutta2",
+                          "runge_kutta3"),
+        "accuracy": _number_in(1e-8, 0.1),
+    },
+}
+
+
 class CreatureError(ValueError):
     """Bad creature or template input; the message names the file and the key."""
 
@@ -199,7 +230,7 @@ class _Expander:
 
     # ---------------------------------------------------------------- main
     def run(self) -> CreatureSpec:
-        allowed = {"name", "description", "density", "parts", "root"}
+        allowed = {"name", "description", "density", "parts", "root", "physics"}
         for key in self.data:
             if key not in allowed:
                 raise self.err(key, f"unknown key (allowed: {', '.join(sorted(allowed))})")
@@ -245,13 +276,59 @@ class _Expander:
             self._features(part)
             self._expect(part)
         self._check_names()
+        physics = self._physics()
+        ratio = physics["rigid_tendon_below_slack_ratio"]
+        for m in self.muscles:
+            m.rigid_tendon = m.tendon_slack_length < ratio * m.optimal_fiber_length
         parameters = {f"{p.part}.{k}": p.vars[k] for p in parts for k in p.data.get("parameters", {})}
         return CreatureSpec(
             name=name, source=str(self.path), bodies=list(self.bodies.values()),
             joints=self.joints, muscles=self.muscles, contacts=self.contacts,
             springs=self.springs, limits=self.limits, features=self.features,
             expected=self.expected, parameters=parameters,
-            templates={p.part: p.template_name for p in parts}, root_height=root_height)
+            templates={p.part: p.template_name for p in parts}, root_height=root_height,
+            physics=physics)
+
+    def _physics(self) -> dict:
+        """models/physics.yaml with the creature's `physics:` overrides, checked key by key."""
+        path = models_dir() / "physics.yaml"
+        defaults = _load_yaml(path)
+        own = self.data.get("physics") or {}
+        if not isinstance(own, dict):
+            raise self.err("physics", "expected a mapping (keys of models/physics.yaml)")
+        merged = {}
+        for key, value in defaults.items():
+            if key not in PHYSICS_SCHEMA:
+                raise CreatureError(path, key, "unknown key")
+            merged[key] = dict(value) if isinstance(value, dict) else value
+        for key, value in own.items():
+            if key not in PHYSICS_SCHEMA:
+                raise self.err(f"physics.{key}", f"unknown key (allowed: "
+                               f"{', '.join(PHYSICS_SCHEMA)})")
+            if isinstance(merged.get(key), dict):
+                if not isinstance(value, dict):
+                    raise self.err(f"physics.{key}", "expected a mapping")
+                merged[key].update(value)
+            else:
+                merged[key] = value
+        for key, schema in PHYSICS_SCHEMA.items():
+            where = path if key not in own else self.path
+            if key not in merged:
+                raise CreatureError(path, key, "missing")
+            if isinstance(schema, dict):
+                for sub, check in schema.items():
+                    value = merged[key].get(sub)
+                    problem = check(value)
+                    if problem:
+                        raise CreatureError(where, f"physics.{key}.{sub}", f"{problem}, got {value!r}")
+                unknown = set(merged[key]) - set(schema)
+                if unknown:
+                    raise CreatureError(where, f"physics.{key}.{sorted(unknown)[0]}", "unknown key")
+            else:
+                problem = schema(merged[key])
+                if problem:
+                    raise CreatureError(where, f"physics.{key}", f"{problem}, got {merged[key]!r}")
+        return merged
 
     def _top_level_number(self, key, default):
         raw = self.overrides.get(key, self.data.get(key, default))
