@@ -17,8 +17,8 @@ starts after a flat run-up; heights are continuous at every segment boundary. Be
 Size bound: every segment adds a half-space and one contact force per foot sphere to the OpenSim
 model, and building the model grows faster than linearly with their number (measured with
 HumanLegs, 8 spheres, on a shared 2-core machine: 40 segments 0.7 s, 100 segments 7 s, 150
-segments 14 s, 500 segments 96 s) and every integration step visits all of them. So the terrain is at most
-``MAX_LENGTH`` m of ramps; longer is refused before any model is built.
+segments 14 s, 500 segments 96 s) and every integration step visits all of them. So the terrain
+is at most ``MAX_LENGTH`` m of ramps; longer is refused before any model is built.
 """
 from __future__ import annotations
 
