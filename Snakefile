@@ -10,7 +10,15 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/analyze.smk"
 
 
+# a run name <creature>-<task>-<speed> splits one way only (patterns in common.smk)
+wildcard_constraints:
+    creature=NAME,
+    task=TASK,
+    speed=SPEED,
+    run=f"{NAME}-{TASK}-{SPEED}",
+
+
 rule all:
     input:
-        expand("results/models/{creature}.png", creature=config["creatures"]),
+        expand("results/models/{creature}.png", creature=CREATURES),
         "results/report.md",

@@ -48,3 +48,70 @@ def test_the_run_name_cannot_split_wrongly(tmp_path):
     result = dry_run(tmp_path, GOOD)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "HumanLegs-walk-1.3" in result.stdout + result.stderr
+
+
+def _message(result):
+    """The one line of ours in snakemake's error report."""
+    lines = [line for line in (result.stdout + result.stderr).splitlines()
+             if "config.yaml" in line and ": " in line and not line.startswith((" ", "Config"))]
+    assert len(lines) == 1, result.stdout + result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize("change, words", [
+    # a speed the schema accepts but a run name cannot carry (str() writes 1e-05)
+    (lambda c: c["runs"][0].update(speed=1e-05), ["runs[0].speed", "1e-05", "plain decimal"]),
+    (lambda c: c["runs"].append(dict(c["runs"][0])), ["runs[2]", "same run as runs[0]"]),
+    (lambda c: c.update(creatures=["HumanLegs", "nowhere/bird.yaml"]),
+     ["creatures[1]", "'nowhere/bird.yaml' not found"]),
+])
+def test_bad_config_is_one_line_naming_the_file_and_key(tmp_path, change, words):
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    change(config)
+    result = dry_run(tmp_path, config)
+    assert result.returncode != 0
+    line = _message(result)
+    assert str(tmp_path / "config.yaml") in line, line
+    for word in words:
+        assert word in line, line
+
+
+def test_a_command_line_override_is_named(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "--cores", "1",
+                             "--directory", str(tmp_path), "--configfile",
+                             str(REPO / "config" / "config.yaml"), "--config", "budget=nonsense"],
+                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    line = _message(result)
+    assert "config.yaml + --config: budget: 'nonsense' is not a budget (known: quick, paper)" \
+        in line, line
+
+
+def test_a_creature_file_is_built_from_that_file(tmp_path):
+    creature = tmp_path / "big_bird.yaml"
+    creature.write_text((REPO / "models" / "creatures" / "ostrich.yaml").read_text())
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["creatures"] = ["HumanLegs", str(creature)]
+    config["runs"].append({"creature": str(creature), "task": "walk", "speed": 1.0})
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores", "1",
+                             "--directory", str(tmp_path / "work"), "--configfile", str(path)],
+                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout + result.stderr
+    assert f"musclewalk build {creature} -o results/models/big_bird.osim" in out
+    assert "--out results/optimize/big_bird-walk-1.0" in out
+
+
+def test_an_unimplemented_task_asked_for_by_path_is_refused(tmp_path):
+    """Not only the config: results/optimize/<creature>-run-1.3 used to walk silently."""
+    target = "results/optimize/HumanLegs-run-1.3"
+    result = subprocess.run([sys.executable, "-m", "snakemake", target, "-n", "--cores", "1",
+                             "--directory", str(tmp_path),
+                             "--configfile", str(REPO / "config" / "config.yaml")],
+                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode != 0
+    out = result.stdout + result.stderr
+    assert "task 'run'" in out and "musclewalk optimize implements walk" in out, out[-2000:]
+    assert "rule optimize:" not in out.replace("in rule optimize", "")

@@ -1,12 +1,32 @@
-# Config checks and helpers shared by the rule files: the config is validated against
-# workflow/schemas/config.schema.yaml and cross-checked before any job is planned.
+# Config checks and the helpers of all rule files. The config is validated against
+# workflow/schemas/config.schema.yaml and cross-checked before any job is planned; every
+# problem is one line naming the config file(s) and the key.
+import os
+import re
+
 import jsonschema
 import yaml
 from snakemake.utils import validate
 
+# the parts of a run name <creature>-<task>-<speed>; the Snakefile's wildcard constraints
+NAME = r"[A-Za-z0-9_]+"
+TASK = r"[a-z]+"
+SPEED = r"[0-9]+(\.[0-9]+)?"
+# what `musclewalk optimize` implements (it has no task option: it optimizes straight walking)
+TASKS = ("walk",)
+
+
+def _config_sources():
+    """Where the config came from: the config files (--configfile extends config/config.yaml)
+    and --config."""
+    files = [str(f) for f in reversed(workflow.configfiles)]
+    if workflow.config_settings.config:
+        files.append("--config")
+    return " + ".join(dict.fromkeys(files)) or "config"
+
 
 def _config_error(key, message):
-    raise ValueError(f"config/config.yaml: {key}: {message}")
+    raise ValueError(f"{_config_sources()}: {key}: {message}")
 
 
 def _first_schema_error(schema_path):
@@ -20,9 +40,53 @@ def _first_schema_error(schema_path):
         _config_error(key.lstrip(".") or "(top level)", error.message)
 
 
-def _known_creatures():
+def _creature(key, value):
+    """(name in the run names, creature file) of a config creature: a preset name or the path
+    of a creature YAML file (relative to the working directory), named by its file name."""
     from musclewalk.model.template import list_creatures
-    return list_creatures()
+    if value.endswith((".yaml", ".yml")):
+        if not os.path.isfile(value):
+            _config_error(key, f"creature file {value!r} not found")
+        name = os.path.splitext(os.path.basename(value))[0]
+        if not re.fullmatch(NAME, name):
+            _config_error(key, f"the file name of {value!r} names its runs and results: it may "
+                          f"only have letters, digits and _")
+        return name, value
+    presets = list_creatures()
+    if value not in presets:
+        _config_error(key, f"unknown creature {value!r} (presets: {', '.join(presets)}; or the "
+                      f"path of a creature .yaml file)")
+    return value, str(presets[value])
+
+
+def _creatures():
+    """(run-name creature -> creature file, config value -> run-name creature) for every
+    creature of the config."""
+    files, names, keys = {}, {}, {}
+    entries = [(f"creatures[{i}]", c) for i, c in enumerate(config["creatures"])]
+    entries += [(f"runs[{i}].creature", r["creature"]) for i, r in enumerate(config["runs"])]
+    for key, value in entries:
+        name, path = _creature(key, value)
+        if files.setdefault(name, path) != path:
+            _config_error(key, f"{value!r} and {keys[name]} would both be named {name!r} in "
+                          f"the results")
+        keys.setdefault(name, key)
+        names[value] = name
+    return files, names
+
+
+def _run_names():
+    names = {}
+    for i, run in enumerate(config["runs"]):
+        speed = str(run["speed"])
+        if not re.fullmatch(SPEED, speed):
+            _config_error(f"runs[{i}].speed", f"{speed} cannot name a run: write it as a plain "
+                          f"decimal such as 0.5")
+        name = f"{CREATURE_NAMES[run['creature']]}-{run['task']}-{speed}"
+        if name in names:
+            _config_error(f"runs[{i}]", f"the same run as runs[{names[name]}] ({name})")
+        names[name] = i
+    return list(names)
 
 
 _first_schema_error(workflow.source_path("../schemas/config.schema.yaml"))
@@ -30,21 +94,35 @@ validate(config, "../schemas/config.schema.yaml")
 if config["budget"] not in config["budgets"]:
     _config_error("budget", f"{config['budget']!r} is not a budget "
                   f"(known: {', '.join(config['budgets'])})")
-for _i, _name in enumerate(config["creatures"]):
-    if _name not in _known_creatures():
-        _config_error(f"creatures[{_i}]", f"unknown creature {_name!r} "
-                      f"(known: {', '.join(_known_creatures())})")
-for _i, _run in enumerate(config["runs"]):
-    if _run["creature"] not in _known_creatures():
-        _config_error(f"runs[{_i}].creature", f"unknown creature {_run['creature']!r} "
-                      f"(known: {', '.join(_known_creatures())})")
-
+CREATURE_FILES, CREATURE_NAMES = _creatures()
+CREATURES = [CREATURE_NAMES[c] for c in config["creatures"]]
 BUDGET = config["budgets"][config["budget"]]
-RUNS = [f"{r['creature']}-{r['task']}-{r['speed']}" for r in config["runs"]]
+RUNS = _run_names()
 
 
-wildcard_constraints:
-    creature=r"[A-Za-z0-9_]+",
-    task=r"[a-z]+",
-    speed=r"[0-9]+(\.[0-9]+)?",
-    run=r"[A-Za-z0-9_]+-[a-z]+-[0-9]+(\.[0-9]+)?",
+# ------------------------------------------------------------------------ input functions
+def creature_file(name):
+    """The creature file of a run-name creature (a preset also when the config does not list
+    it, e.g. for a target given on the command line)."""
+    if name in CREATURE_FILES:
+        return CREATURE_FILES[name]
+    from musclewalk.model.template import resolve_creature
+    return str(resolve_creature(name))
+
+
+def model_data_files():
+    """Everything else a build reads: the templates and the physics defaults."""
+    from musclewalk.model.template import models_dir
+    folder = models_dir()
+    files = sorted(str(p) for p in (folder / "templates").glob("*.yaml"))
+    return files + [str(p) for p in [folder / "physics.yaml"] if p.is_file()]
+
+
+def warm_start(wc):
+    """The committed result of a run as its warm start (budget warm_start). Also refuses a task
+    the optimizer does not implement when the run is asked for by its output path."""
+    if wc.task not in TASKS:
+        raise ValueError(f"task '{wc.task}' of {wc.creature}-{wc.task}-{wc.speed}: musclewalk "
+                         f"optimize implements {', '.join(TASKS)}")
+    path = f"models/optimized/{wc.creature}-{wc.task}-{wc.speed}/best.json"
+    return path if BUDGET["warm_start"] and os.path.exists(path) else []

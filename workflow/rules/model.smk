@@ -1,15 +1,16 @@
-# Build a creature preset as an OpenSim model, with its metadata sidecar and a picture.
+# Build a creature (a preset or a creature file) as an OpenSim model, with its metadata sidecar
+# and a picture.
 rule build_model:
     input:
-        creature=lambda wc: str(musclewalk_creature_file(wc.creature)),
-        templates=lambda wc: musclewalk_template_files(),
+        creature=lambda wc: creature_file(wc.creature),
+        data=lambda wc: model_data_files(),
     output:
         osim="results/models/{creature}.osim",
         meta="results/models/{creature}.meta.json",
     log:
         "results/logs/build_{creature}.log",
     shell:
-        "musclewalk build {wildcards.creature} -o {output.osim} > {log} 2>&1"
+        "musclewalk build {input.creature} -o {output.osim} > {log} 2>&1"
 
 
 rule render_model:
@@ -22,13 +23,3 @@ rule render_model:
         "results/logs/render_{creature}.log",
     shell:
         "musclewalk render {input.osim} -o {output} > {log} 2>&1"
-
-
-def musclewalk_creature_file(name):
-    from musclewalk.model.template import resolve_creature
-    return resolve_creature(name)
-
-
-def musclewalk_template_files():
-    from musclewalk.model.template import models_dir
-    return sorted(str(p) for p in (models_dir() / "templates").glob("*.yaml"))

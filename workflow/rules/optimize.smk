@@ -1,12 +1,4 @@
 # CMA-ES optimization of one run {creature}-{task}-{speed} (task: walk = straight walking).
-import os
-
-
-def warm_start(wc):
-    path = f"models/optimized/{wc.creature}-{wc.task}-{wc.speed}/best.json"
-    return path if BUDGET["warm_start"] and os.path.exists(path) else []
-
-
 rule optimize:
     input:
         osim="results/models/{creature}.osim",
