@@ -139,7 +139,11 @@ def _cmd_simulate(args):
     except EngineError as exc:
         raise UsageError(str(exc)) from None
     sim.split(params, source=str(args.params))       # bad parameters fail before simulating
-    result = sim.run(scenario, params, record=True)
+    try:
+        result = sim.run(scenario, params, record=True)
+    except RuntimeError as exc:        # OpenSim refused the state (e.g. an extreme initial pose)
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"{args.model}: OpenSim failed while simulating: {first}") from None
     write_outputs(args.out, sim, result, scenario,
                   {"parameters": str(args.params) if args.params else "defaults",
                    "pushes": [p.__dict__ for p in pushes], "heading_deg": args.heading,
@@ -186,7 +190,11 @@ def _cmd_optimize(args):
             release_run_lock(out)
             raise
         creature = Path(args.creature)
-        wanted = load_meta(creature)["creature"] if creature.suffix == ".osim" else args.creature
+        if creature.suffix == ".osim":
+            wanted = load_meta(creature)["creature"]
+        else:
+            from .model.template import load_creature
+            wanted = load_creature(args.creature).name
         if wanted != opt.meta["creature"]:
             release_run_lock(out)
             raise UsageError(f"{out}: the run optimizes '{opt.meta['creature']}', not '{wanted}'")
@@ -214,9 +222,9 @@ def _cmd_optimize(args):
             check_new_run_dir(out)
             model = Path(args.creature)
             if model.suffix != ".osim":
+                # built anew: a copy left by an earlier start may be of older templates
                 model = out / MODEL_DIR / f"{args.creature}.osim"
-                if not model.exists():
-                    build_creature(args.creature, None, model)
+                build_creature(args.creature, None, model)
             elif not model.exists():
                 raise UsageError(f"{model}: model file not found")
             if args.scale_passive:

@@ -42,10 +42,14 @@ def check_output_file(path, option: str) -> Path:
     return path
 
 
+# written into every folder replace_folder fills: a folder with it is musclewalk's to replace
+RUN_MARKER = ".musclewalk-run"
+
+
 def check_output_folder(path, option: str, owned_names, keep=()) -> Path:
-    """An output folder that is replaced as a whole (see replace_folder): missing, empty, or a
-    folder an earlier run wrote (it holds one of ``owned_names``); its parent writable; none of
-    the ``keep`` files (inputs) inside it."""
+    """An output folder that is replaced as a whole (see replace_folder): missing, empty, a
+    folder musclewalk wrote (it holds RUN_MARKER), or one holding nothing but ``owned_names``;
+    its parent writable; none of the ``keep`` files (inputs) inside it."""
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputError(f"{path}: {option} exists and is not a directory")
@@ -59,10 +63,10 @@ def check_output_folder(path, option: str, owned_names, keep=()) -> Path:
             raise OutputError(f"{path}: {option} is (or holds) the current directory, which the "
                               "run would replace as a whole; give a folder below it")
         names = {p.name for p in path.iterdir()}
-        if names and not names & set(owned_names):
-            raise OutputError(f"{path}: {option} is a directory that an earlier run did not write "
-                              f"(none of {', '.join(sorted(owned_names))} in it); it would be "
-                              "replaced as a whole, choose a new or empty folder")
+        if names and RUN_MARKER not in names and not names <= set(owned_names):
+            raise OutputError(f"{path}: {option} is a directory that musclewalk did not write "
+                              f"(no {RUN_MARKER} in it, and files other than its outputs); it "
+                              "would be replaced as a whole, choose a new or empty folder")
         for f in keep:
             if f is not None and root in Path(f).resolve().parents:
                 raise OutputError(f"{path}: {option} contains the input {f}, which replacing the "
@@ -101,6 +105,8 @@ def replace_folder(out_dir, fill) -> Path:
     old, placed = None, False
     try:
         fill(tmp)
+        (tmp / RUN_MARKER).write_text("written by musclewalk; the folder is replaced as a whole "
+                                      "by the next run into it\n")
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o777 & ~umask)            # mkdtemp creates 0700 folders

@@ -46,6 +46,7 @@ MODEL_DIR = "model"      # the run's own model copy (built preset, --scale-passi
 POPULATION = 20          # paper §5
 SIGMA0 = 1.0             # paper §5
 MAX_DURATION = 600.0     # s of t_max: longer is a typo, not an experiment
+FAILURE_LOG = 200        # failed evaluations kept with their reason (all are counted)
 
 
 class OptimizationError(ValueError):
@@ -105,7 +106,9 @@ class Settings:
         number("extra_generations", self.extra_generations, strict=False, integer=True)
         number("stagnation", self.stagnation, integer=True)
         number("cpu_limit", self.cpu_limit)
-        number("wall_backstop", self.backstop())
+        # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
+        number("wall_backstop", self.backstop(), low=self.cpu_limit * self.duration,
+               strict=False)
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got "
                                     f"{self.evaluator!r}")
@@ -174,19 +177,27 @@ def acquire_run_lock(out: Path) -> None:
     key = str(out.resolve())
     if key in _HELD_LOCKS:
         return
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as exc:
-        raise OptimizationError(f"{out}: cannot create the run directory "
-                                f"({exc.strerror or exc})") from None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
-        os.close(fd)
-        raise OptimizationError(f"{out}: another optimization (pid {holder}) is running in this "
-                                "directory; wait for it or choose another --out") from None
+    while True:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise OptimizationError(f"{out}: cannot create the run directory "
+                                    f"({exc.strerror or exc})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+            os.close(fd)
+            raise OptimizationError(f"{out}: another optimization (pid {holder}) is running in "
+                                    "this directory; wait for it or choose another --out") from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(out / LOCK).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)       # locked a lock file its holder unlinked while releasing: take the new one
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
     _HELD_LOCKS[key] = fd
@@ -388,6 +399,7 @@ class Optimization:
                         f"{failed[0][1]}")
                 st.failure_log += [{"generation": st.generation + 1, "candidate": k,
                                     "error": error} for k, error in failed]
+                del st.failure_log[:-FAILURE_LOG]
                 scores = [r["score"] for r in results]
                 st.es.tell(X, scores)
                 st.generation += 1
@@ -501,7 +513,9 @@ class Optimization:
             "best terms: " + json.dumps(st.best_result["terms"] if st.best_result else {}),
             f"thresholds met at generation: {st.thresholds_met_at}",
             f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
-            f"backstop {s.backstop():g} s without a finished evaluation",
+            f"backstop {s.backstop():g} s without a finished evaluation"
+            + ("" if s.evaluator == "process" and s.workers != 1
+               else " (only with worker processes: none for this evaluator)"),
             f"stop: {stop or 'running (written after every generation)'}",
             f"versions: python {platform.python_version()}, opensim {opensim.__version__}, "
             f"cma {cma.__version__}, numpy {np.__version__}",
@@ -512,7 +526,7 @@ class Optimization:
         if st.failure_log:
             shown = st.failure_log[-50:]
             lines.append(f"failed evaluations (generation, candidate, why; the last {len(shown)} "
-                         f"of {len(st.failure_log)}):" if len(shown) < len(st.failure_log)
+                         f"of {st.failures}):" if len(shown) < st.failures
                          else "failed evaluations (generation, candidate, why):")
             lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())

@@ -69,7 +69,11 @@ class ProcessEvaluator:
     def _batch(self, task, values, indices, results) -> list[int]:
         """Evaluate ``indices`` in the pool; returns the ones to blame for a broken or stuck pool
         (their results stay unset)."""
-        futures = {self.pool.submit(evaluate_task, task, values[i]): i for i in indices}
+        try:
+            futures = {self.pool.submit(evaluate_task, task, values[i]): i for i in indices}
+        except BrokenProcessPool:          # a worker died between generations
+            self._restart()
+            futures = {self.pool.submit(evaluate_task, task, values[i]): i for i in indices}
         waiting, suspects = set(futures), []
         while waiting:
             done, waiting = wait(waiting, timeout=self.backstop, return_when=FIRST_COMPLETED)
@@ -103,7 +107,13 @@ class ProcessEvaluator:
         return results
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        import sys
+        if sys.exc_info()[0] is not None:    # interrupted or failed: do not wait for the workers
+            for proc in list(getattr(self.pool, "_processes", {}).values()):
+                proc.kill()
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        else:
+            self.pool.shutdown(wait=True)
 
 
 class DaskEvaluator:

@@ -8,6 +8,7 @@ import pytest
 
 from musclewalk.cli import main
 from musclewalk.sim import outputs
+from musclewalk.io_checks import RUN_MARKER
 from musclewalk.sim.outputs import FILES
 from musclewalk.sim.runner import Simulator
 
@@ -58,7 +59,7 @@ def old_run(built_models, tmp_path, capfd):
 def test_a_new_run_replaces_the_whole_folder(built_models, old_run, capfd):
     summary = json.loads((old_run / "summary.json").read_text())
     assert _simulate(built_models, old_run, "--push", "0.01,20,0") == 0, capfd.readouterr().err
-    assert sorted(p.name for p in old_run.iterdir()) == sorted(FILES)      # nothing stale
+    assert sorted(p.name for p in old_run.iterdir()) == sorted(FILES + (RUN_MARKER,))  # nothing stale
     new = json.loads((old_run / "summary.json").read_text())
     assert new["pushes"] and not summary["pushes"]
     _no_temporaries(old_run.parent)
@@ -68,7 +69,7 @@ def test_an_empty_folder_is_used(built_models, tmp_path, capfd):
     out = tmp_path / "empty"
     out.mkdir()
     assert _simulate(built_models, out) == 0, capfd.readouterr().err
-    assert sorted(p.name for p in out.iterdir()) == sorted(FILES)
+    assert sorted(p.name for p in out.iterdir()) == sorted(FILES + (RUN_MARKER,))
 
 
 def test_interrupted_simulation_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch):
@@ -131,8 +132,13 @@ def test_out_that_another_program_wrote(built_models, tmp_path, capfd, no_simula
     out.mkdir()
     (out / "notes.txt").write_text("mine\n")
     line = _one_error(capfd, _simulate(built_models, out))
-    assert str(out) in line and "--out" in line and "summary.json" in line
+    assert str(out) in line and "--out" in line and RUN_MARKER in line
     assert _snapshot(out) == {"notes.txt": b"mine\n"}
+    # a file named like an output does not make a folder musclewalk's to replace
+    (out / "summary.json").write_text("{}")
+    assert _simulate(built_models, out) == 2
+    assert RUN_MARKER in capfd.readouterr().err
+    assert _snapshot(out) == {"notes.txt": b"mine\n", "summary.json": b"{}"}
 
 
 def test_out_holding_the_model(built_models, old_run, capfd, no_simulation):

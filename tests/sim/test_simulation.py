@@ -255,3 +255,21 @@ def test_a_stalled_integrator_ends_the_run_instead_of_hanging(built_models):
     summary = result.summary(scenario)
     assert summary["terminated"] is False or summary["termination_reason"] == "integrator_failure"
     assert result.simulated_time > 0.5
+
+
+def test_the_first_excitations_drive_the_first_interval(built_models):
+    """The Manager starts after the controller's first output is set, so [0, dt) runs on it (it
+    used to run on the 0.02 set before the Manager was initialized)."""
+    from musclewalk.sim.engine import OpenSimEngine
+    from musclewalk.model.meta import load_meta
+    path = built_models["HumanLegs"]
+    eng = OpenSimEngine(path, load_meta(path))
+    activations = []
+    for u in (0.02, 1.0):
+        eng.start(eng.initial_state({}, {}))
+        eng.read()
+        eng.set_excitations(np.full(20, u))       # the controller's first output
+        assert eng.advance(0.005)
+        activations.append(eng.muscle_states()[0].mean())
+    # a first-order activation with a 10 ms time constant: about 40 % of the way in 5 ms
+    assert activations[0] < 0.03 and activations[1] > 0.3
