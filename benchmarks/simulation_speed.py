@@ -151,7 +151,9 @@ def load_walker(run: Path) -> Walker:
     except ParameterError as exc:
         raise SystemExit(str(exc)) from None
     speed = float(json.loads(best.read_text()).get("speed", 1.3))
-    return Walker(run.name, model, meta, params, speed)
+    # a unique label: the run folder's name, with the creature where the name lacks it
+    label = run.name if run.name.startswith(meta["creature"]) else f"{meta['creature']}/{run.name}"
+    return Walker(label, model, meta, params, speed)
 
 
 def closed_loop(w: Walker):
@@ -191,7 +193,7 @@ def replay_model(w: Walker, folder: Path) -> Path:
         etree.SubElement(f, "x").text = x
         etree.SubElement(f, "y").text = " ".join(
             f"{v:.17g}" for v in w.excitations[:, column[path.rsplit("/", 1)[-1]]])
-    path = folder / f"{w.name}-replay.osim"
+    path = folder / f"{w.name.replace('/', '-')}-replay.osim"
     write_atomic(path, xml_bytes(tree))
     return path
 
@@ -266,7 +268,7 @@ def run_rounds(walkers, args, tmp: Path) -> None:
     def per_s(n, t):
         return f"{n / t:.0f}" if n is not None and t > 0 else "n/a"
 
-    head = (f"{'run':22s} {'musc':>4s} {'termination':>12s} {'sim s':>6s} | "
+    head = (f"{'run':26s} {'musc':>4s} {'termination':>12s} {'sim s':>6s} | "
             f"{'closed s/s':>10s} {'steps/s':>7s} {'real./s':>7s} {'python':>6s} | "
             f"{'replay s/s':>10s} {'steps/s':>7s} {'real./s':>7s} | {'ratio':>5s} {'dCOM m':>7s}")
     print(head)
@@ -281,7 +283,7 @@ def run_rounds(walkers, args, tmp: Path) -> None:
         python = sum(timing[p] for p in PYTHON_PARTS) / sum(timing.values())
         lc, lr = stats[w.name]
         dcom = f"{np.linalg.norm(com - result.final_com):.1e}" if ok else "failed"
-        print(f"{w.name:22s} {len(w.meta['muscles']):4d} {result.reason or 'none':>12s} {t:6.2f} | "
+        print(f"{w.name:26s} {len(w.meta['muscles']):4d} {result.reason or 'none':>12s} {t:6.2f} | "
               f"{best_closed:10.2f} {per_s(lc.steps, t):>7s} {per_s(lc.realizations, t):>7s} "
               f"{python:6.0%} | {best_replay:10.2f} {per_s(lr.steps, t):>7s} "
               f"{per_s(lr.realizations, t):>7s} | {best_closed / best_replay:5.2f} {dcom:>7s}")
