@@ -3,7 +3,10 @@
 One model and one Manager per process, reused across runs (opensim-python notes §0): a
 PrescribedController with one Constant per muscle carries the excitations computed in Python,
 set between ``Manager.integrate`` calls (zero-order hold over the control interval);
-SemiExplicitEuler2 at accuracy 1e-3; storage and analyses off; logging quiet.
+the integrator and accuracy the model was built for (its metadata's physics; SemiExplicitEuler2
+at 1e-3 for models without); storage and analyses off; logging quiet. Foot contact is an
+ExponentialContactForce per contact sphere (forces read after realizeDynamics) or, in models
+built before the physics settings, a SmoothSphereHalfSpaceForce.
 
 A minimum integrator step (1e-6 s) turns a state the error control cannot resolve into an
 integrator failure (a terminated run) instead of an integrate call that shrinks its steps without
