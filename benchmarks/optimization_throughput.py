@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shlex
 import shutil
 import sys
@@ -38,25 +36,12 @@ sys.path.insert(0, str(REPO))
 
 from musclewalk.model.build import build_creature  # noqa: E402
 from musclewalk.optimize import driver  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from simulation_speed import machine  # noqa: E402
 from musclewalk.optimize.driver import (MODEL_DIR, Optimization, OptimizationError,  # noqa: E402
                                         Settings)
 
 DEFAULT_INIT = REPO / "models/optimized/Human-walk-1.3/best.json"
-
-
-def machine() -> str:
-    cpu = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = " ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return (f"machine: {platform.node()}, {cpu}, {os.cpu_count()} CPUs, load average {load}\n"
-            "note: the single-core speed of this VM drifts by up to 2x (and other processes "
-            "share its cores); compare within one run, not absolute times across runs")
 
 
 class RecordingEvaluator:
