@@ -156,7 +156,67 @@ def _cmd_simulate(args):
           f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {args.out}")
 
 
+def _is_experiment(path: str) -> bool:
+    """An experiment file names its creature (a creature file does not)."""
+    import yaml
+    if not path.endswith((".yaml", ".yml")) or not Path(path).is_file():
+        return False
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and "creature" in data
+
+
 def _cmd_optimize(args):
+    if _is_experiment(args.creature):
+        return _optimize_experiment(args)
+    return _optimize_run(args)
+
+
+def _optimize_experiment(args):
+    """Every stage of an experiment file in order, each warm-started from the best of the one
+    before; a stage with a checkpoint is resumed (and returns at once when it had finished)."""
+    import argparse
+    from .optimize.driver import CHECKPOINT
+    from .optimize.experiment import Experiment, ExperimentError
+    try:
+        exp = Experiment.load(args.creature)
+    except ExperimentError as exc:
+        raise UsageError(str(exc)) from None
+    for name in ("speed", "duration", "seed", "sigma", "init", "generations", "objective",
+                 "extra_generations", "stagnation"):
+        if getattr(args, name, None) is not None:
+            raise UsageError(f"--{name.replace('_', '-')}: an experiment file sets it "
+                             f"({exp.path}); edit the file or run the creature without it")
+    if args.scale_passive or args.resume:
+        raise UsageError("--scale-passive / --resume: an experiment file has its stages and "
+                         "resumes them by itself; run it again to continue")
+    init = str(exp.warm_start) if exp.warm_start else None
+    for i, stage in enumerate(exp.stages):
+        out = exp.stage_dir(args.out, i)
+        print(f"{exp.name}: stage {i + 1}/{len(exp.stages)} '{stage.name}' -> {out}", flush=True)
+        stage_args = argparse.Namespace(**{
+            **vars(args), "creature": exp.creature, "out": out, "speed": exp.speed,
+            "duration": stage.duration, "generations": stage.generations, "seed": stage.seed,
+            "sigma": stage.sigma, "popsize": stage.popsize, "objective": exp.objective,
+            "stop_when_walking": stage.stop_when_walking or None,
+            "init": init, "init_from_other_creature": exp.init_from_other_creature and i == 0,
+            "scale_passive": [f"{k}={v!r}" for k, v in stage.scale_passive.items()],
+            "resume": (out / CHECKPOINT).exists()})
+        if stage_args.resume:
+            # a resumed stage keeps its settings and model copy
+            for name in ("speed", "duration", "seed", "sigma", "init", "objective", "popsize",
+                         "stop_when_walking"):
+                setattr(stage_args, name, None)
+            stage_args.init_from_other_creature = False
+            stage_args.scale_passive = []
+        _optimize_run(stage_args, command=f"musclewalk optimize {exp.path} --out {args.out} "
+                                          f"(stage {stage.name})")
+        init = str(out / "best.json")
+
+
+def _optimize_run(args, command: str | None = None):
     import shlex
     import shutil
     from .model.build import build_creature
@@ -168,6 +228,9 @@ def _cmd_optimize(args):
     given = {"speed": args.speed, "duration": args.duration, "seed": args.seed,
              "sigma": args.sigma, "init": args.init, "extra_generations": args.extra_generations,
              "stagnation": args.stagnation, "cpu_limit": args.cpu_limit,
+             "objective": args.objective,
+             "popsize": getattr(args, "popsize", None),
+             "stop_when_walking": getattr(args, "stop_when_walking", None),
              "init_other_creature": args.init_from_other_creature or None,
              "clip_init": args.clip_init or None, "workers": args.workers,
              "evaluator": args.evaluator, "scheduler": args.scheduler,
@@ -213,8 +276,11 @@ def _cmd_optimize(args):
             extra_generations=given.get("extra_generations", defaults.extra_generations),
             stagnation=given.get("stagnation", defaults.stagnation),
             cpu_limit=given.get("cpu_limit", defaults.cpu_limit),
+            objective=given.get("objective", defaults.objective),
+            popsize=given.get("popsize", defaults.popsize),
+            stop_when_walking=given.get("stop_when_walking", defaults.stop_when_walking),
             wall_backstop=args.wall_backstop,
-            command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+            command=command or "musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
         settings.validate()            # before anything is built or written
         created = not out.exists()
         acquire_run_lock(out)
@@ -367,7 +433,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_cmd_simulate)
 
     s = sub.add_parser("optimize", help="CMA-ES over control, routing, muscles, initial state")
-    s.add_argument("creature", help="preset name, creature YAML, or a built .osim")
+    s.add_argument("creature", help="preset name, creature YAML, a built .osim, or an experiment "
+                                    "file (config/experiments/*.yaml: creature, objective, "
+                                    "stages; the file sets speed, duration, seed, ...)")
     s.add_argument("--speed", type=float, help="target forward speed, m/s (required for a new run)")
     s.add_argument("--duration", type=float, help="t_max of an evaluation, s (default 10)")
     s.add_argument("--generations", type=int, default=None,
@@ -381,6 +449,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="start from the nearest bound where an --init value is outside the "
                         "bounds (default: refuse)")
     s.add_argument("--sigma", type=float, help="initial CMA-ES step size (default 1)")
+    s.add_argument("--objective", help="objective: a name in models/objectives/ or a .yaml file "
+                                       "(default geijtenbeek2013, the paper's eq. 32-37)")
     s.add_argument("--workers", type=int, help="worker processes (default 0: all cores)")
     s.add_argument("--evaluator", choices=["process", "serial", "dask"])
     s.add_argument("--scheduler", help="dask scheduler address (with --evaluator dask)")

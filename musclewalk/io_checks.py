@@ -255,3 +255,16 @@ def check_model(path, meta: Mapping | None = None) -> dict:
                          "use a model and the .meta.json "
                          "'musclewalk build' wrote with it")
     return dict(meta)
+
+
+def read_yaml(path, error: type[Exception], what: str):
+    """The data of a YAML input file, or ``error`` naming the file when it is missing or not
+    YAML (``what``: e.g. "objective file")."""
+    import yaml
+    path = Path(path)
+    try:
+        return yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: {what} not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError) as exc:
+        raise error(f"{path}: not valid YAML ({exc})") from None

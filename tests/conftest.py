@@ -21,6 +21,11 @@ def built_models(tmp_path_factory):
     return paths
 
 
+@pytest.fixture(scope="session")
+def humanlegs_osim(built_models):
+    return built_models["HumanLegs"]
+
+
 @pytest.fixture
 def models_copy(tmp_path, monkeypatch):
     """A private copy of models/ (creatures, templates, physics) that a test may break."""
@@ -28,6 +33,7 @@ def models_copy(tmp_path, monkeypatch):
     dst = tmp_path / "models"
     shutil.copytree(REPO / "models" / "creatures", dst / "creatures")
     shutil.copytree(REPO / "models" / "templates", dst / "templates")
+    shutil.copytree(REPO / "models" / "objectives", dst / "objectives")
     shutil.copy(REPO / "models" / "physics.yaml", dst / "physics.yaml")
     monkeypatch.setenv("MUSCLEWALK_MODELS", str(dst))
     return dst

@@ -1,5 +1,8 @@
 """First gait summary of a simulation folder: speed, distance, termination, metabolic cost of
-transport (Wang et al. 2012 model) and stride frequency."""
+transport (Wang et al. 2012 model) and stride frequency. Steps and energy come from the same
+measures as the optimizer's objective (`musclewalk.measures`): touch-downs of alternating feet
+from the vertical GRF above 5 % of body weight, and the metabolic rate integrated over the control
+steps (each sample stands for its control interval; the sample at the end stands for none)."""
 from __future__ import annotations
 
 import json
@@ -9,24 +12,11 @@ import numpy as np
 import pandas as pd
 
 from ..model.meta import load_meta
-from ..optimize.metabolics import metabolic_rate, muscle_masses
-
-G = 9.80665
-
-
-def alternating_strikes(t, contact_r, contact_l) -> tuple[np.ndarray, np.ndarray]:
-    """Touch-down times (right, left) that alternate between the feet: a foot that bounces
-    (touches down again before the other foot did) does not start a new step."""
-    events = []
-    for side, c in enumerate((np.asarray(contact_r, bool), np.asarray(contact_l, bool))):
-        events += [(float(tk), side) for tk in np.asarray(t)[1:][c[1:] & ~c[:-1]]]
-    kept: list = [[], []]
-    last_side = None
-    for tk, side in sorted(events):
-        if side != last_side:
-            kept[side].append(tk)
-            last_side = side
-    return np.array(kept[0]), np.array(kept[1])
+from ..measures.events import GRAVITY as G
+from ..measures.events import contact_threshold, touch_downs
+from ..measures.integral import StepIntegral
+from ..measures.metabolics import metabolic_rate, muscle_masses
+from ..sim.outputs import read_storage
 
 
 RUN_KEYS = ("model", "creature", "simulated_time", "terminated", "termination_reason",
@@ -58,7 +48,7 @@ def summarize(sim_dir) -> dict:
     summary = read_run_summary(sim_dir)
     try:
         muscles = pd.read_csv(sim_dir / "muscles.csv")
-        controller = pd.read_csv(sim_dir / "controller.csv")
+        grf = read_storage(sim_dir / "grf.mot")
     except FileNotFoundError as exc:
         raise FileNotFoundError(f"{sim_dir}: not a complete simulation folder ({exc.filename} "
                                 "missing)") from None
@@ -73,11 +63,15 @@ def summarize(sim_dir) -> dict:
     rate = np.array([metabolic_rate(mass, mm, exc[k], act[k], nfl[k], vel[k], force[k], active[k])
                      for k in range(len(muscles))])
     time = muscles["time"].to_numpy()
-    energy = float(np.trapezoid(rate, time)) if len(time) > 1 else 0.0
+    simulated_time = float(summary["simulated_time"])
+    energy_integral = StepIntegral(["energy"], float(summary.get("control_interval", 0.005)))
+    for tk, rk in zip(time, rate):
+        energy_integral.add(tk, {"energy": rk})
+    energy = energy_integral.totals(simulated_time)["energy"]
     distance = summary["distance"]
-    strikes = alternating_strikes(controller["t"].to_numpy(),
-                                  controller["contact_r"].astype(bool).to_numpy(),
-                                  controller["contact_l"].astype(bool).to_numpy())
+    strikes = touch_downs(grf["time"].to_numpy(),
+                          grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy(),
+                          contact_threshold(mass))
     right = strikes[0]
     stride_frequency = (float((len(right) - 1) / (right[-1] - right[0]))
                         if len(right) >= 2 and right[-1] > right[0] else None)
@@ -89,7 +83,7 @@ def summarize(sim_dir) -> dict:
         "distance": distance,
         "mean_forward_speed": summary["mean_forward_speed"],
         "target_speed": summary["target_speed"],
-        "mean_metabolic_rate_W": energy / time[-1] if time[-1] > 0 else None,
+        "mean_metabolic_rate_W": energy / simulated_time if simulated_time > 0 else None,
         "metabolic_energy_J": energy,
         "cost_of_transport_J_per_kg_m": energy / (mass * distance) if distance > 0.1 else None,
         "cost_of_transport_dimensionless": energy / (mass * G * distance) if distance > 0.1 else None,

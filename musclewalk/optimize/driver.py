@@ -37,7 +37,7 @@ from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationTask
 from .evaluators import make_evaluator
-from .objective import TERMS
+from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from .space import ParameterSpace
 
 CHECKPOINT = "checkpoint.pkl"
@@ -73,6 +73,11 @@ class Settings:
     wall_backstop: float | None = None     # wall s with no finished evaluation (a stuck worker);
                                            # None: 3 x cpu_limit x duration + 600
     clip_init: bool = False                # --init values outside the bounds: clip (else refuse)
+    stop_when_walking: bool = False        # stop once a candidate ran the full t_max (a stage
+                                           # of a continuation chain)
+    objective: str = DEFAULT_OBJECTIVE     # a name in models/objectives/ or a .yaml file
+    objective_definition: dict | None = None   # the objective's terms as the run started with
+                                           # them (a resumed run keeps them, whatever the file)
     command: str = ""
 
     def backstop(self) -> float:
@@ -109,6 +114,11 @@ class Settings:
         # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
         number("wall_backstop", self.backstop(), low=self.cpu_limit * self.duration,
                strict=False)
+        if self.objective_definition is None:
+            try:
+                Objective.load(self.objective)
+            except ObjectiveError as exc:
+                raise OptimizationError(str(exc)) from None
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got "
                                     f"{self.evaluator!r}")
@@ -117,7 +127,7 @@ class Settings:
 # settings that decide the result: a resumed run must keep them
 RESULT_SETTINGS = ("model", "speed", "duration", "seed", "popsize", "sigma", "init",
                    "init_other_creature", "clip_init", "extra_generations", "stagnation",
-                   "cpu_limit")
+                   "cpu_limit", "objective", "stop_when_walking")
 
 
 @dataclass
@@ -226,7 +236,8 @@ def check_new_run_dir(out: Path) -> None:
         raise OptimizationError(f"{out / CHECKPOINT}: a checkpoint exists; use --resume to "
                                 "continue or choose another --out")
     if out.is_dir():
-        other = sorted(p.name for p in out.iterdir() if p.name not in (MODEL_DIR, LOCK))
+        # stages/: the earlier stages of an experiment whose last stage writes into out
+        other = sorted(p.name for p in out.iterdir() if p.name not in (MODEL_DIR, LOCK, "stages"))
         if other:
             shown = ", ".join(other[:4]) + (", ..." if len(other) > 4 else "")
             raise OptimizationError(f"{out}: --out is not empty ({shown}) and holds no "
@@ -287,6 +298,7 @@ class Optimization:
             self.settings = settings
         s = self.settings
         s.validate()
+        self.objective = self._objective(s)
         self.meta = load_meta(s.model)
         self.control_model = control_model_from_meta(self.meta, 0.005)
         self.space = ParameterSpace(self.meta, self.control_model)
@@ -308,7 +320,22 @@ class Optimization:
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es)
         self.task = EvaluationTask(str(Path(s.model).resolve()), s.speed, s.duration,
-                                   cpu_limit=s.cpu_limit)
+                                   cpu_limit=s.cpu_limit, objective=self.objective)
+
+    @staticmethod
+    def _objective(s: Settings) -> Objective:
+        """The run's objective: read from its file when the run starts, and from the definition
+        stored in the checkpoint when it resumes (checkpoints from before objective files scored
+        with the default objective, whose file holds the same terms)."""
+        try:
+            if s.objective_definition is not None:
+                return Objective.from_dict(s.objective_definition, Path(s.objective).stem,
+                                           source=f"checkpoint objective {s.objective}")
+            objective = Objective.load(s.objective)
+        except ObjectiveError as exc:
+            raise OptimizationError(str(exc)) from None
+        s.objective_definition = objective.as_dict()
+        return objective
 
     def _check_model(self) -> None:
         """The model, its metadata and the default candidate load in OpenSim, before the first
@@ -420,8 +447,10 @@ class Optimization:
                        "wall_time": st.wall_time, "failures": st.failures,
                        "generation_wall": elapsed,
                        "best_simulated_time": st.best_result["simulated_time"]}
-                row.update({f"term_{k}": st.best_result["terms"][k] for k in TERMS})
-                row.update({f"avg_{k}": st.best_result["averages"][k] for k in TERMS})
+                row.update({f"term_{k}": st.best_result["terms"][k]
+                            for k in self.objective.term_names})
+                row.update({f"avg_{k}": st.best_result["averages"][k]
+                            for k in self.objective.term_names})
                 st.history.append(row)
                 self._save()
                 if bar is not None:
@@ -429,7 +458,7 @@ class Optimization:
                     bar.update(1)
                     bar.set_postfix_str(
                         f"best {st.best_score:.2f} [" + " ".join(
-                            f"{k} {st.best_result['terms'][k]:.2f}" for k in TERMS)
+                            f"{k} {st.best_result['terms'][k]:.2f}" for k in self.objective.term_names)
                         + f"] {evals_per_min:.0f} eval/min")
                 if self.on_generation:
                     self.on_generation(st)
@@ -449,6 +478,8 @@ class Optimization:
                 st.generation >= st.thresholds_met_at + s.extra_generations:
             return (f"all objective thresholds met at generation {st.thresholds_met_at}, then "
                     f"{s.extra_generations} more generations")
+        if s.stop_when_walking and st.best_result and not st.best_result["terminated"]:
+            return f"a candidate ran the full t_max at generation {st.best_generation}"
         if st.best_generation >= 0 and st.generation - st.best_generation >= s.stagnation:
             return f"stagnation ({s.stagnation} generations without improvement)"
         return None
@@ -481,7 +512,7 @@ class Optimization:
             "duration": s.duration, "seed": s.seed, "generation": st.best_generation,
             "evaluations": st.evaluations, "wall_time": st.wall_time,
             "objective": st.best_score, "terms": st.best_result["terms"],
-            "averages": st.best_result["averages"],
+            "averages": st.best_result["averages"], "objective_name": self.objective.name,
             "simulated_time": st.best_result["simulated_time"],
             "terminated": st.best_result["terminated"],
             "termination_reason": st.best_result["reason"],
@@ -502,6 +533,7 @@ class Optimization:
             f"command: {s.command}",
             f"model: {s.model} (creature {self.meta['creature']})",
             f"speed: {s.speed} m/s, duration (t_max): {s.duration} s",
+            f"objective: {s.objective} " + json.dumps(self.objective.as_dict()["terms"]),
             f"seed: {s.seed}, population: {s.popsize}, sigma0: {s.sigma}, "
             f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}",
             f"warm start: {s.init or 'none (template defaults)'}",

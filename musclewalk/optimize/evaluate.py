@@ -25,7 +25,7 @@ from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.runner import Simulator
 from ..sim.scenario import Scenario
-from .objective import TERMS, ObjectiveRecorder, all_under_thresholds, combine
+from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder
 from .scratch import new_scratch_folder
 
 # a failed evaluation ranks below every simulated candidate: a run that falls at once scores
@@ -67,6 +67,19 @@ class EvaluationTask:
     duration: float
     control_interval: float = 0.005
     cpu_limit: float = CPU_PER_SIMULATED_SECOND   # CPU s of the evaluating thread per simulated s
+    objective: Objective | None = None            # None: the default objective file
+
+    def scoring(self) -> Objective:
+        return self.objective or default_objective()
+
+
+_DEFAULT: list[Objective] = []
+
+
+def default_objective() -> Objective:
+    if not _DEFAULT:
+        _DEFAULT.append(Objective.load(DEFAULT_OBJECTIVE))
+    return _DEFAULT[0]
 
 
 def check_model_values(model_values: Mapping[str, Mapping[str, float]]) -> None:
@@ -103,6 +116,7 @@ class Evaluator:
     def evaluate(self, task: EvaluationTask, values: Mapping[str, float]) -> EvaluationResult:
         from .space import ParameterSpace
         t0 = time.perf_counter()
+        objective = task.scoring()
         try:
             sim_values, model_values = ParameterSpace.split(values)
             check_model_values(model_values)
@@ -110,7 +124,7 @@ class Evaluator:
             sim = Simulator(path, meta=meta, control_interval=task.control_interval)
             scenario = Scenario(speed=task.speed, duration=task.duration,
                                 control_interval=task.control_interval)
-            recorder = ObjectiveRecorder(sim, scenario)
+            recorder = ObjectiveRecorder(sim, scenario, objective)
             cpu0 = time.thread_time()
 
             def cpu_budget(sensors, *_):
@@ -122,24 +136,24 @@ class Evaluator:
 
             result = sim.run(scenario, sim_values, observers=[recorder, cpu_budget])
             averages = recorder.finish(result.simulated_time, result.terminated)
-            score, terms = combine(averages)
+            score, terms = objective.combine(averages)
             if not math.isfinite(score):
                 raise FloatingPointError("objective is not finite")
             return EvaluationResult(score, terms, averages, result.simulated_time,
                                     result.terminated, result.reason,
                                     time.perf_counter() - t0,
                                     thresholds_met=(not result.terminated)
-                                    and all_under_thresholds(averages))
+                                    and objective.thresholds_met(averages))
         except Exception as exc:  # a failing candidate is penalized, never fatal
-            return EvaluationResult(FAILURE_SCORE, {k: float("nan") for k in TERMS},
-                                    {k: float("nan") for k in TERMS}, 0.0, True,
+            nan = dict.fromkeys(objective.term_names, float("nan"))
+            return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True,
                                     type(exc).__name__, time.perf_counter() - t0,
                                     error=f"{type(exc).__name__}: {exc}"[:500])
 
 
-def failed_result(error: str) -> dict:
-    return EvaluationResult(FAILURE_SCORE, {k: float("nan") for k in TERMS},
-                            {k: float("nan") for k in TERMS}, 0.0, True, "failure", 0.0,
+def failed_result(error: str, objective: Objective | None = None) -> dict:
+    nan = dict.fromkeys((objective or default_objective()).term_names, float("nan"))
+    return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True, "failure", 0.0,
                             error=error).as_dict()
 
 

@@ -103,7 +103,7 @@ class ProcessEvaluator:
             if self._batch(task, values, [i], results):
                 results[i] = failed_result(
                     "worker process died or returned no result within the wall-clock backstop of "
-                    f"{self.backstop:g} s, twice")
+                    f"{self.backstop:g} s, twice", getattr(task, "objective", None))
         return results
 
     def close(self) -> None:

@@ -55,6 +55,23 @@ class RawSensors:
     muscle_force: np.ndarray   # (nm,) tendon forces
 
 
+@dataclass
+class MuscleState:
+    """Per muscle (nm,) at one instant."""
+    activation: np.ndarray
+    norm_fiber_length: np.ndarray     # fibre length / optimal fibre length
+    fiber_velocity: np.ndarray        # m/s, negative = shortening
+    fiber_force: np.ndarray           # N
+    active_fiber_force: np.ndarray    # N
+
+    FIELDS = ("activation", "norm_fiber_length", "fiber_velocity", "fiber_force",
+              "active_fiber_force")
+
+    def as_array(self) -> np.ndarray:
+        """(5, nm) in the order of FIELDS."""
+        return np.stack([getattr(self, f) for f in self.FIELDS])
+
+
 def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
     """Stack of rotation matrices R = Rx(a) Ry(b) Rz(c) from body-fixed XYZ angles (n, 3)."""
     a, b, c = angles[:, 0], angles[:, 1], angles[:, 2]
@@ -365,9 +382,8 @@ class OpenSimEngine:
             com_vel=self.model.calcMassCenterVelocity(s).to_numpy(), contact_force=contact,
             muscle_force=forces)
 
-    def muscle_states(self) -> tuple[np.ndarray, ...]:
-        """(activation, normalized fibre length, fibre velocity m/s, fibre force N, active fibre
-        force N) per muscle, for the metabolic model."""
+    def muscle_states(self) -> "MuscleState":
+        """The muscles' state for the metabolic model and the recorder."""
         s = self.state
         out = np.empty((5, len(self.muscles)))
         for i, m in enumerate(self.muscles):
@@ -376,7 +392,7 @@ class OpenSimEngine:
             out[2, i] = m.getFiberVelocity(s)
             out[3, i] = m.getFiberForce(s)
             out[4, i] = m.getActiveFiberForce(s)
-        return tuple(out)
+        return MuscleState(*out)
 
     def state_values(self) -> np.ndarray:
         return self.model.getStateVariableValues(self.state).to_numpy()

@@ -29,8 +29,7 @@ class Recording:
     foot_cop: list = field(default_factory=list)       # (2, 3) per step
     controller: list = field(default_factory=list)
     com: list = field(default_factory=list)
-    muscle_state: list = field(default_factory=list)   # (5, nm): activation, norm. fibre length,
-                                                        # fibre velocity, fibre force, active force
+    muscle_state: list = field(default_factory=list)   # (5, nm): MuscleState.as_array()
 
 
 @dataclass
@@ -178,4 +177,4 @@ class Simulator:
         rec.foot_cop.append(cops)
         rec.controller.append(controller.log_row())
         rec.com.append(raw.com_pos.copy())
-        rec.muscle_state.append(np.array(engine.muscle_states()))
+        rec.muscle_state.append(engine.muscle_states().as_array())

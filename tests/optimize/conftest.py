@@ -1,11 +1,5 @@
-"""Shared fixtures of the optimization tests: the HumanLegs model (built once per session) and
-small settings (population 4, 0.3 s evaluations) that keep each generation to about a second."""
+"""Shared fixtures of the optimization tests: small settings (population 4, 0.3 s evaluations) that keep each generation to about a second."""
 import pytest
-
-
-@pytest.fixture(scope="session")
-def humanlegs_osim(built_models):
-    return built_models["HumanLegs"]
 
 
 @pytest.fixture(scope="session")

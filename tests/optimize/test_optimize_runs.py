@@ -399,6 +399,7 @@ def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settin
     t_max can score lower than one that walks; the reported best is the walker (CMA-ES itself
     still ranks by objective)."""
     import musclewalk.optimize.driver as driver
+    terms = [t.name for t in driver.Objective.load("geijtenbeek2013").terms]
 
     # per generation (popsize 4): (score, terminated)
     plan = iter([[(10.0, True), (20.0, False), (30.0, False), (90.0, True)],
@@ -409,8 +410,8 @@ def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settin
     class Scripted:
         def map(self, task, values):
             rows = next(plan)
-            return [{"score": s, "terms": dict.fromkeys(driver.TERMS, s / 5),
-                     "averages": dict.fromkeys(driver.TERMS, s / 500), "simulated_time": 0.3,
+            return [{"score": s, "terms": dict.fromkeys(terms, s / 5),
+                     "averages": dict.fromkeys(terms, s / 500), "simulated_time": 0.3,
                      "terminated": t, "reason": "com_height" if t else None, "wall_time": 0.0,
                      "error": None, "thresholds_met": False} for s, t in rows]
 
@@ -432,3 +433,24 @@ def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settin
     assert state.best_generation == 2 and not state.best_result["terminated"]
     best = json.loads((out / "best.json").read_text())
     assert best["objective"] == 15.0 and best["terminated"] is False
+
+
+def test_a_committed_checkpoint_from_before_objective_files_resumes(tmp_path):
+    """The committed checkpoints were pickled before objectives became files: they resume with
+    the default objective (the paper's, whose terms they were scored with)."""
+    import shutil
+    from musclewalk.optimize.driver import Optimization, Settings, release_run_lock
+    src = Path(__file__).resolve().parents[2] / "models" / "optimized" / "HumanLegs-walk-1.3"
+    run = tmp_path / "run"
+    shutil.copytree(src, run, ignore=shutil.ignore_patterns("earlier", ".musclewalk.lock"))
+    opt = Optimization(Settings(model="", speed=1.0, generations=0), run, resume=True,
+                       progress=False)
+    try:
+        assert opt.settings.objective == "geijtenbeek2013"
+        assert opt.objective.term_names == ("speed", "headori", "headvel", "slide", "effort")
+        assert opt.task.objective == opt.objective
+        best = json.loads((src / "best.json").read_text())
+        assert opt.state.best_score == best["objective"]
+        assert opt.objective.combine(best["averages"])[0] == pytest.approx(best["objective"])
+    finally:
+        release_run_lock(run)

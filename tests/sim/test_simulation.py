@@ -270,6 +270,6 @@ def test_the_first_excitations_drive_the_first_interval(built_models):
         eng.read()
         eng.set_excitations(np.full(20, u))       # the controller's first output
         assert eng.advance(0.005)
-        activations.append(eng.muscle_states()[0].mean())
+        activations.append(eng.muscle_states().activation.mean())
     # a first-order activation with a 10 ms time constant: about 40 % of the way in 5 ms
     assert activations[0] < 0.03 and activations[1] > 0.3

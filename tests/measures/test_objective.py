@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from musclewalk.control.sensors import Sensors
-from musclewalk.optimize.objective import (THRESHOLDS, WEIGHTS, ObjectiveRecorder,
-                                           all_under_thresholds, combine)
-from musclewalk.optimize.metabolics import metabolic_rate, muscle_masses
+from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.measures.metabolics import metabolic_rate, muscle_masses
+from musclewalk.sim.engine import MuscleState
 from musclewalk.sim.scenario import Scenario
 
 DT = 0.005
@@ -53,8 +53,8 @@ class FakeEngine:
     179 W/kg of muscle (activation 86.5 + maintenance 92.5), no shortening heat or work."""
 
     def muscle_states(self):
-        return (np.ones(2), np.ones(2), np.zeros(2), np.array([300.0, 700.0]),
-                np.array([250.0, 650.0]))
+        return MuscleState(np.ones(2), np.ones(2), np.zeros(2), np.array([300.0, 700.0]),
+                           np.array([250.0, 650.0]))
 
 
 EXCITATION = np.ones(2)
@@ -120,6 +120,11 @@ def step(k):
     return sensors, raw
 
 
+PAPER = Objective.load("geijtenbeek2013")
+combine = PAPER.combine
+all_under_thresholds = PAPER.thresholds_met
+
+
 def recorder():
     scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
     return ObjectiveRecorder(fake_sim(), scenario)
@@ -134,27 +139,28 @@ def feed(rec, steps):
 
 def test_static_parts_from_the_model_description():
     rec = recorder()
-    assert rec.contact_threshold == pytest.approx(0.05 * BODY_MASS * 9.80665)
-    assert rec.muscle_mass == pytest.approx([0.42388, 0.52985])
-    assert rec.head == 0 and rec.head_offset == pytest.approx(HEAD_OFFSET)
-    assert rec.head_base_R == pytest.approx(BASE_R)
+    c = rec.context
+    assert rec.measures["speed"].steps.threshold == pytest.approx(0.05 * BODY_MASS * 9.80665)
+    assert c.muscle_mass == pytest.approx([0.42388, 0.52985])
+    assert c.head_body == 0 and c.head_offset == pytest.approx(HEAD_OFFSET)
+    assert c.head_base_R == pytest.approx(BASE_R)
 
 
 def test_v_base_is_updated_at_contact_initiations():
     rec = recorder()
     feed(rec, range(3))
     # the right foot standing at t=0 and the 20 N brush of the left foot are no initiations
-    assert rec.initiations == [] and rec.v_base == 0.0
+    assert rec.measures["speed"].initiations == [] and rec.measures["speed"].v_base == 0.0
     feed(rec, [3])
-    assert rec.initiations == [(pytest.approx(0.015), pytest.approx(0.10))]
-    assert rec.v_base == 0.0                      # one initiation: no speed yet
+    assert rec.measures["speed"].initiations == [(pytest.approx(0.015), pytest.approx(0.10))]
+    assert rec.measures["speed"].v_base == 0.0                      # one initiation: no speed yet
     feed(rec, range(4, 7))
-    assert len(rec.initiations) == 1 and rec.v_base == 0.0
+    assert len(rec.measures["speed"].initiations) == 1 and rec.measures["speed"].v_base == 0.0
     feed(rec, [7])
     # average foot moved 0.13 - 0.10 m forward in 0.035 - 0.015 s
-    assert rec.v_base == pytest.approx(0.03 / 0.02)
+    assert rec.measures["speed"].v_base == pytest.approx(0.03 / 0.02)
     feed(rec, range(8, 11))
-    assert rec.v_base == pytest.approx(1.5) and len(rec.initiations) == 2
+    assert rec.measures["speed"].v_base == pytest.approx(1.5) and len(rec.measures["speed"].initiations) == 2
 
 
 def test_objective_of_a_full_run_by_hand():
@@ -226,10 +232,10 @@ def test_integrator_failure_does_not_count_the_unsimulated_sample():
 
 
 def test_combine_thresholds_and_weights():
-    assert WEIGHTS == {"speed": 100.0, "headori": 10.0, "headvel": 10.0, "slide": 10.0,
-                       "effort": 0.1}                                     # Table 2
-    assert THRESHOLDS == {"speed": 0.1, "headori": 0.2, "headvel": 0.3, "slide": 0.2,
-                          "effort": 0.0}
+    assert {t.name: t.weight for t in PAPER.terms} == {
+        "speed": 100.0, "headori": 10.0, "headvel": 10.0, "slide": 10.0, "effort": 0.1}  # Table 2
+    assert {t.name: t.threshold for t in PAPER.terms} == {
+        "speed": 0.1, "headori": 0.2, "headvel": 0.3, "slide": 0.2, "effort": 0.0}
     avg = {"speed": 0.1, "headori": 0.1999, "headvel": 0.31, "slide": 0.5, "effort": 0.0}
     score, terms = combine(avg)
     # a value equal to its threshold is kept ({x}_H = 0 only for x < H)
@@ -262,10 +268,10 @@ def test_recorder_on_a_real_simulation(humanlegs_osim):
     fmax = [m.getMaxIsometricForce() for m in sim.engine.muscles]
     lopt = [m.getOptimalFiberLength() for m in sim.engine.muscles]
     mass = 1059.7 * np.array(fmax) * np.array(lopt) / 0.25e6
-    assert rec.muscle_mass == pytest.approx(mass, rel=1e-9)
+    assert rec.context.muscle_mass == pytest.approx(mass, rel=1e-9)
     M = sim.meta["total_mass"]
     counted = rows[:-1]                        # the sample at t_max lies outside [0, t_max)
-    effort = sum(metabolic_rate(M, mass, r["u"], *r["states"]) for r in counted) / M * 0.005
+    effort = sum(metabolic_rate(M, mass, r["u"], *r["states"].as_array()) for r in counted) / M * 0.005
     assert avg["effort"] == pytest.approx(effort / 0.1, rel=1e-9)
     assert avg["effort"] > 1.51                 # more than the basal rate
     slide = 0.0
@@ -297,11 +303,11 @@ def test_v_base_counts_alternating_touch_downs_and_decays_without_steps():
     feed_contacts(1, 1, 1, 0.1)        # left lands at t = 0.005
     feed_contacts(2, 1, 0, 0.1)        # left bounces ...
     feed_contacts(3, 1, 1, 0.2)        # ... and lands again: not a step
-    assert len(rec.initiations) == 1 and rec.v_base == 0.0
+    assert len(rec.measures["speed"].initiations) == 1 and rec.measures["speed"].v_base == 0.0
     feed_contacts(4, 0, 1, 0.2)
     feed_contacts(5, 1, 1, 0.4)        # right lands at t = 0.025: 0.3 m in 0.02 s
-    assert len(rec.initiations) == 2
-    assert rec.v_base == pytest.approx(0.3 / 0.02)
+    assert len(rec.measures["speed"].initiations) == 2
+    assert rec.measures["speed"].v_base == pytest.approx(0.3 / 0.02)
     for k in range(6, 10):
         feed_contacts(k, 1, 1, 0.4)    # no new step: decays once t - t_k exceeds 0.02 s
-    assert rec.v_base == pytest.approx(0.3 / (9 * DT - 0.025))
+    assert rec.measures["speed"].v_base == pytest.approx(0.3 / (9 * DT - 0.025))

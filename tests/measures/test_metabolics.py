@@ -1,11 +1,11 @@
 """Metabolic rate (Wang et al. 2012) against values computed by hand from the documented
-formulas of musclewalk.optimize.metabolics."""
+formulas of musclewalk.measures.metabolics."""
 import math
 
 import numpy as np
 import pytest
 
-from musclewalk.optimize.metabolics import (fiber_length_factor, metabolic_rate,
+from musclewalk.measures.metabolics import (fiber_length_factor, metabolic_rate,
                                             metabolic_rates, muscle_masses)
 
 # muscle A: F_max 1000 N, l_opt 0.10 m; muscle B: F_max 2500 N, l_opt 0.05 m

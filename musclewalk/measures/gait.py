@@ -1,0 +1,162 @@
+"""Measures of one control step (Geijtenbeek et al. 2013, eqs. 34-37, and the metabolic rate of
+Wang et al. 2012). A measure is built once per run from the `MeasureContext` and gives one value
+per control step from a `StepSample`; the objective integrates and averages the values over
+t_max. After an early termination a measure counts ``after_termination`` for the rest of t_max.
+
+Adding a measure: a class here with ``name``, ``unit`` and ``value``, listed in `MEASURES`; an
+objective file then refers to it by that name."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from .events import StepDetector, contact_threshold
+from .metabolics import metabolic_rate, muscle_masses
+
+LOADED_SPHERE_FORCE = 1.0     # N: a contact sphere carries load above this
+
+
+@dataclass
+class MeasureContext:
+    """What the measures need to know about the creature and the task, fixed for a run."""
+    body_mass: float                   # kg
+    dt: float                          # control interval, s
+    target_speed: float                # m/s
+    heading_at: Callable[[float], float]
+    head_body: int                     # index of the head body (the trunk when there is none)
+    head_offset: np.ndarray            # head point in the head body's frame, m
+    head_base_R: np.ndarray            # head body orientation in the base pose (3, 3)
+    muscle_mass: np.ndarray            # kg per muscle
+    contact_velocities: Callable       # raw sensors -> (n_spheres, 3) sphere centre velocities
+
+    @classmethod
+    def from_simulator(cls, sim, scenario) -> "MeasureContext":
+        meta = sim.meta
+        cm = sim.control_model
+        head = cm.head_body if cm.head_body is not None else cm.trunk_body
+        offset = np.zeros(3) if cm.head_body is not None else np.asarray(cm.head_offset, float)
+        head_name = meta["bodies"][head]["name"]
+        return cls(
+            body_mass=meta["total_mass"], dt=scenario.control_interval,
+            target_speed=scenario.speed, heading_at=scenario.heading_at, head_body=head,
+            head_offset=offset,
+            head_base_R=np.reshape(meta["base_pose"][head_name]["R"], (3, 3)),
+            muscle_mass=muscle_masses([m["max_isometric_force"] for m in meta["muscles"]],
+                                      [m["optimal_fiber_length"] for m in meta["muscles"]]),
+            contact_velocities=sim.bridge.contact_velocities)
+
+
+@dataclass
+class StepSample:
+    """One control step as the measures see it."""
+    t: float
+    sensors: object                    # control.sensors.Sensors
+    raw: object                        # sim.engine.RawSensors
+    excitation: np.ndarray
+    heading: float                     # target heading, rad
+    forward: np.ndarray                # horizontal unit vector of the target heading
+    muscles: object = None             # sim.engine.MuscleState, when a measure needs it
+
+    @classmethod
+    def at(cls, sensors, raw, excitation, heading_at, muscles=None) -> "StepSample":
+        heading = heading_at(sensors.t)
+        forward = np.array([math.cos(heading), 0.0, -math.sin(heading)])
+        return cls(sensors.t, sensors, raw, excitation, heading, forward, muscles)
+
+
+class Measure:
+    name: ClassVar[str]
+    unit: ClassVar[str]
+    needs_muscles: ClassVar[bool] = False
+    after_termination: ClassVar[float] = 0.0
+
+    def __init__(self, context: MeasureContext):
+        self.context = context
+
+    def value(self, sample: StepSample) -> float:
+        raise NotImplementedError
+
+
+class SpeedError(Measure):
+    """|1 - v_base / v_target| (eq. 34). v_base is the forward speed of the average foot position
+    between the last two touch-downs of alternating feet, (p_k - p_k-1) / max(t_k - t_k-1,
+    t - t_k): it decays while no new step comes (no step, no progress); 0 until two touch-downs
+    were seen. A fall counts 1 for the rest of t_max."""
+    name, unit = "speed_error", "1"
+    after_termination = 1.0
+
+    def __init__(self, context):
+        super().__init__(context)
+        self.steps = StepDetector(contact_threshold(context.body_mass))
+        self.initiations: list[tuple[float, float]] = []
+        self.v_base = 0.0
+
+    def value(self, sample):
+        s = sample.sensors
+        if self.steps.update(s.foot_grf[:, 1]):
+            self.initiations.append((sample.t, float(s.foot_pos.mean(axis=0) @ sample.forward)))
+        if len(self.initiations) >= 2:
+            (t0, p0), (t1, p1) = self.initiations[-2], self.initiations[-1]
+            self.v_base = (p1 - p0) / max(t1 - t0, sample.t - t1, 1e-9)
+        return abs(1.0 - self.v_base / self.context.target_speed)
+
+
+class HeadOrientationError(Measure):
+    """Rotation angle between the head's orientation and its target: the base-pose orientation
+    turned to the target heading (eq. 35)."""
+    name, unit = "head_orientation_error", "rad"
+
+    def value(self, sample):
+        c = self.context
+        R_head = sample.sensors.body_R[c.head_body]
+        ch, sh = math.cos(sample.heading), math.sin(sample.heading)
+        R_target = np.array([[ch, 0.0, sh], [0.0, 1.0, 0.0], [-sh, 0.0, ch]]) @ c.head_base_R
+        cos_angle = (np.trace(R_head.T @ R_target) - 1.0) / 2.0
+        return math.acos(max(-1.0, min(1.0, cos_angle)))
+
+
+class HeadVelocityError(Measure):
+    """|v_target - v_head| of the head point, v_target = target speed along the heading (eq. 36)."""
+    name, unit = "head_velocity_error", "m/s"
+
+    def value(self, sample):
+        c, s = self.context, sample.sensors
+        r = s.body_R[c.head_body] @ c.head_offset
+        v_head = s.body_vel[c.head_body] + np.cross(s.body_omega[c.head_body], r)
+        return float(np.linalg.norm(c.target_speed * sample.forward - v_head))
+
+
+class FootSlide(Measure):
+    """Mean horizontal speed of the contact spheres that carry load (eq. 37); 0 without load."""
+    name, unit = "foot_slide", "m/s"
+
+    def value(self, sample):
+        loaded = sample.raw.contact_force[:, 1] > LOADED_SPHERE_FORCE
+        if not np.any(loaded):
+            return 0.0
+        vel = self.context.contact_velocities(sample.raw)[loaded]
+        return float(np.mean(np.hypot(vel[:, 0], vel[:, 2])))
+
+
+class MetabolicRatePerKg(Measure):
+    """Whole-body metabolic rate per body mass, basal included (Wang et al. 2012; see
+    `metabolics`)."""
+    name, unit = "metabolic_rate_per_kg", "W/kg"
+    needs_muscles = True
+
+    def rate(self, excitation, muscles) -> float:
+        """W, from the excitations and a MuscleState."""
+        c = self.context
+        return metabolic_rate(c.body_mass, c.muscle_mass, excitation, muscles.activation,
+                              muscles.norm_fiber_length, muscles.fiber_velocity,
+                              muscles.fiber_force, muscles.active_fiber_force)
+
+    def value(self, sample):
+        return self.rate(sample.excitation, sample.muscles) / self.context.body_mass
+
+
+MEASURES: dict[str, type[Measure]] = {m.name: m for m in (
+    SpeedError, HeadOrientationError, HeadVelocityError, FootSlide, MetabolicRatePerKg)}

@@ -1,0 +1,138 @@
+"""An objective: weighted, thresholded measures read from a file (``models/objectives/NAME.yaml``,
+format in that folder's files), and the simulation observer that scores a run with it.
+
+    E = sum over terms  W_m {(1/t_max) integral E_m dt}_{H_m},   {x}_H = 0 if x < H   (eqs. 32-33)
+
+The integral is divided by t_max (a time average), so that a threshold compares with an average
+error. After an early termination each measure counts its ``after_termination`` value for the
+rest of t_max (E_speed = 1, the others 0)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from ..io_checks import read_yaml
+from ..model.template import models_dir
+from .gait import MEASURES, MeasureContext, StepSample
+from .integral import StepIntegral
+
+DEFAULT_OBJECTIVE = "geijtenbeek2013"
+
+
+class ObjectiveError(ValueError):
+    """A bad objective file; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str          # the term's name in history.csv and best.json
+    measure: str       # a key of gait.MEASURES
+    weight: float
+    threshold: float
+
+
+@dataclass(frozen=True)
+class Objective:
+    name: str
+    terms: tuple[Term, ...]
+    description: str = ""
+
+    @property
+    def term_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.terms)
+
+    def combine(self, averages: Mapping[str, float]) -> tuple[float, dict]:
+        """Weighted, thresholded terms and their sum from time-averaged measures (by term)."""
+        terms = {t.name: t.weight * (0.0 if averages[t.name] < t.threshold else averages[t.name])
+                 for t in self.terms}
+        return float(sum(terms.values())), terms
+
+    def thresholds_met(self, averages: Mapping[str, float]) -> bool:
+        return all(averages[t.name] < t.threshold or t.threshold == 0.0 for t in self.terms)
+
+    def as_dict(self) -> dict:
+        return {"description": self.description,
+                "terms": {t.name: {"measure": t.measure, "weight": t.weight,
+                                   "threshold": t.threshold} for t in self.terms}}
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def load(cls, name_or_path: str | Path = DEFAULT_OBJECTIVE) -> "Objective":
+        """An objective by name (a file in models/objectives/) or by path."""
+        path = Path(name_or_path)
+        if path.suffix not in (".yaml", ".yml"):
+            path = models_dir() / "objectives" / f"{name_or_path}.yaml"
+            if not path.is_file():
+                known = sorted(p.stem for p in (models_dir() / "objectives").glob("*.yaml"))
+                raise ObjectiveError(f"objective {name_or_path!r}: unknown (known: "
+                                     f"{', '.join(known)}; or give a .yaml file)")
+        data = read_yaml(path, ObjectiveError, "objective file")
+        return cls.from_dict(data, path.stem, source=str(path))
+
+    @classmethod
+    def from_dict(cls, data, name: str, source: str = "objective") -> "Objective":
+        def err(key, message):
+            return ObjectiveError(f"{source}: {key}: {message}")
+
+        if not isinstance(data, dict):
+            raise ObjectiveError(f"{source}: expected a mapping with 'terms'")
+        unknown = set(data) - {"description", "terms"}
+        if unknown:
+            raise err(sorted(unknown)[0], "unknown key (known: description, terms)")
+        raw_terms = data.get("terms")
+        if not isinstance(raw_terms, dict) or not raw_terms:
+            raise err("terms", "expected a non-empty mapping of term name -> measure, weight, "
+                               "threshold")
+        terms = []
+        for tname, spec in raw_terms.items():
+            key = f"terms.{tname}"
+            if not isinstance(spec, dict):
+                raise err(key, "expected a mapping with measure, weight, threshold")
+            unknown = set(spec) - {"measure", "weight", "threshold"}
+            if unknown:
+                raise err(f"{key}.{sorted(unknown)[0]}", "unknown key")
+            measure = spec.get("measure")
+            if measure not in MEASURES:
+                raise err(f"{key}.measure", f"unknown measure {measure!r} (known: "
+                                            f"{', '.join(MEASURES)})")
+            values = {}
+            for field_name, default in (("weight", None), ("threshold", 0.0)):
+                value = spec.get(field_name, default)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                        or not math.isfinite(value) or value < 0:
+                    raise err(f"{key}.{field_name}", f"expected a number >= 0, got {value!r}")
+                values[field_name] = float(value)
+            terms.append(Term(str(tname), measure, values["weight"], values["threshold"]))
+        return cls(name, tuple(terms), str(data.get("description", "")))
+
+
+class ObjectiveRecorder:
+    """Observer for Simulator.run: evaluates the objective's measures every control step and
+    integrates them over the run; `finish` gives the time averages by term."""
+
+    def __init__(self, sim, scenario, objective: Objective | None = None):
+        self.objective = objective or Objective.load(DEFAULT_OBJECTIVE)
+        self.scenario = scenario
+        self.context = MeasureContext.from_simulator(sim, scenario)
+        self.measures = {t.name: MEASURES[t.measure](self.context) for t in self.objective.terms}
+        self.needs_muscles = any(m.needs_muscles for m in self.measures.values())
+        self.integral = StepIntegral(self.measures, scenario.control_interval)
+        self.steps = 0
+
+    def __call__(self, sensors, excitation, engine, raw) -> None:
+        muscles = engine.muscle_states() if self.needs_muscles else None
+        sample = StepSample.at(sensors, raw, excitation, self.scenario.heading_at, muscles)
+        self.integral.add(sample.t, {name: m.value(sample) for name, m in self.measures.items()})
+        self.steps += 1
+
+    def finish(self, simulated_time: float, terminated: bool) -> dict:
+        """Time-averaged measures over t_max by term, with the termination penalty applied."""
+        duration = self.scenario.duration
+        integrals = self.integral.totals(simulated_time)
+        if terminated:
+            for name, m in self.measures.items():
+                if m.after_termination:
+                    integrals[name] += max(0.0, duration - simulated_time) * m.after_termination
+        return {k: v / duration for k, v in integrals.items()}

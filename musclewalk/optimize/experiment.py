@@ -1,0 +1,161 @@
+"""Experiments as data: one YAML file says what an optimization is (creature, target speed,
+objective, CMA-ES options, warm start) and, for a continuation chain, its stages, each
+warm-started from the best of the one before. `musclewalk optimize EXPERIMENT.yaml --out DIR` and
+Snakemake read the same file. Format (paths relative to the experiment file's folder):
+
+    description: text
+    creature: Human                    # a preset name
+    speed: 1.3                         # target speed, m/s
+    objective: geijtenbeek2013         # a name in models/objectives/ or a .yaml file
+    warm_start: path/to/best.json      # optional: the first stage's --init
+    init_from_other_creature: false    # the warm start is another creature's (shared names)
+    defaults:                          # stage settings unless a stage says otherwise
+      duration: 10                     # t_max, s
+      generations: 60
+      seed: 1
+      sigma: 0.3
+      popsize: 20
+    stages:                            # optional: without it one stage with the defaults
+      - name: stiff_spine              # its folder: DIR/stages/<name> (the last stage: DIR)
+        scale_passive: {spine_flexion: 1.5}   # passive gain bounds x factor in the stage's model
+        duration: 6
+        stop_when_walking: true        # move on once a candidate ran the full t_max
+
+Every stage runs in its own folder with its checkpoint: running the experiment again resumes
+the unfinished stage and skips finished ones."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..io_checks import read_yaml
+
+STAGE_KEYS = {"duration": float, "generations": int, "seed": int, "sigma": float,
+              "popsize": int, "stop_when_walking": bool}
+TOP_KEYS = {"description", "creature", "speed", "objective", "warm_start",
+            "init_from_other_creature", "defaults", "stages"}
+STAGES_DIR = "stages"
+
+
+class ExperimentError(ValueError):
+    """A bad experiment file; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    duration: float = 10.0
+    generations: int = 100
+    seed: int = 1
+    sigma: float = 0.5
+    popsize: int = 20
+    stop_when_walking: bool = False
+    scale_passive: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    name: str
+    path: Path
+    creature: str
+    speed: float
+    objective: str
+    stages: tuple[Stage, ...]
+    warm_start: Path | None = None
+    init_from_other_creature: bool = False
+    description: str = ""
+
+    def stage_dir(self, out: Path, index: int) -> Path:
+        """The last stage writes the experiment's result into ``out`` itself."""
+        if index == len(self.stages) - 1:
+            return Path(out)
+        return Path(out) / STAGES_DIR / self.stages[index].name
+
+    @classmethod
+    def load(cls, path) -> "Experiment":
+        path = Path(path)
+        data = read_yaml(path, ExperimentError, "experiment file")
+
+        def err(key, message):
+            return ExperimentError(f"{path}: {key}: {message}")
+
+        if not isinstance(data, dict):
+            raise ExperimentError(f"{path}: expected a mapping (creature, speed, ...)")
+        unknown = sorted(set(data) - TOP_KEYS)
+        if unknown:
+            raise err(unknown[0], f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
+        creature = data.get("creature")
+        if not isinstance(creature, str) or not creature:
+            raise err("creature", "expected a creature preset name")
+        speed = data.get("speed")
+        if isinstance(speed, bool) or not isinstance(speed, (int, float)) \
+                or not math.isfinite(speed) or speed <= 0:
+            raise err("speed", f"expected a speed > 0 (m/s), got {speed!r}")
+        objective = data.get("objective", "geijtenbeek2013")
+        if not isinstance(objective, str):
+            raise err("objective", "expected an objective name or a .yaml file")
+        if objective.endswith((".yaml", ".yml")):
+            objective = str((path.parent / objective).resolve())
+        warm = data.get("warm_start")
+        if warm is not None:
+            if not isinstance(warm, str):
+                raise err("warm_start", "expected the path of a best.json")
+            warm = (path.parent / warm).resolve()
+            if not warm.is_file():
+                raise err("warm_start", f"{warm}: file not found")
+        other = data.get("init_from_other_creature", False)
+        if not isinstance(other, bool):
+            raise err("init_from_other_creature", "expected true or false")
+        defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
+        raw_stages = data.get("stages")
+        if raw_stages is None:
+            raw_stages = [{"name": path.stem}]
+        if not isinstance(raw_stages, list) or not raw_stages:
+            raise err("stages", "expected a non-empty list of stages")
+        stages, names = [], set()
+        for i, raw in enumerate(raw_stages):
+            key = f"stages[{i}]"
+            if not isinstance(raw, dict):
+                raise err(key, "expected a mapping with a name")
+            name = raw.get("name")
+            if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+                raise err(f"{key}.name", "expected a folder name")
+            if name in names:
+                raise err(f"{key}.name", f"{name!r} used twice")
+            names.add(name)
+            scale = raw.get("scale_passive", {}) or {}
+            if not isinstance(scale, dict) or not all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+                    for v in scale.values()):
+                raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
+            values = {**defaults, **cls._stage_values(
+                {k: v for k, v in raw.items() if k not in ("name", "scale_passive")}, key, err)}
+            stages.append(Stage(name=name, scale_passive={str(k): float(v)
+                                                          for k, v in scale.items()}, **values))
+        return cls(name=path.stem, path=path.resolve(), creature=creature, speed=float(speed),
+                   objective=objective, stages=tuple(stages), warm_start=warm,
+                   init_from_other_creature=other, description=str(data.get("description", "")))
+
+    @staticmethod
+    def _stage_values(raw, key, err) -> dict:
+        if not isinstance(raw, dict):
+            raise err(key, "expected a mapping")
+        out = {}
+        for name, value in raw.items():
+            kind = STAGE_KEYS.get(name)
+            if kind is None:
+                raise err(f"{key}.{name}", f"unknown key (known: name, scale_passive, "
+                                           f"{', '.join(STAGE_KEYS)})")
+            if kind is bool:
+                ok = isinstance(value, bool)
+            elif kind is int:
+                ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            else:
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and math.isfinite(value) and value > 0
+            if not ok:
+                wanted = {bool: "true or false", int: "an integer >= 1", float: "a number > 0"}
+                raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")
+            out[name] = kind(value)
+        return out

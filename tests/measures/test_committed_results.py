@@ -1,0 +1,31 @@
+"""The committed walkers re-simulate to the objective their optimization recorded: a refactor of
+the measures, the objective or the simulation loop that changes a committed result fails here."""
+import json
+from pathlib import Path
+
+import pytest
+
+from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.sim.runner import Simulator
+from musclewalk.sim.scenario import Scenario
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("run", ["HumanLegs-walk-1.3", "Human-walk-1.3"])
+def test_committed_best_re_simulates_to_its_recorded_objective(run):
+    folder = REPO / "models" / "optimized" / run
+    best = json.loads((folder / "best.json").read_text())
+    params = best["parameters"]
+    sim = Simulator(folder / "optimized.osim")
+    scenario = Scenario(speed=best["speed"], duration=best["duration"])
+    recorder = ObjectiveRecorder(sim, scenario)
+    result = sim.run(scenario, {**params["controller"], **params["initial_state"]},
+                     observers=[recorder])
+    averages = recorder.finish(result.simulated_time, result.terminated)
+    score, terms = Objective.load("geijtenbeek2013").combine(averages)
+    assert result.simulated_time == pytest.approx(best["simulated_time"])
+    assert result.terminated == best["terminated"]
+    assert terms == pytest.approx(best["terms"], rel=1e-9, abs=1e-12)
+    assert averages == pytest.approx(best["averages"], rel=1e-9, abs=1e-12)
+    assert score == pytest.approx(best["objective"], rel=1e-9)

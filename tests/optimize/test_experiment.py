@@ -1,0 +1,110 @@
+"""Experiments as data: an experiment file runs its stages in order, each warm-started from the
+best of the one before, and running it again resumes instead of starting over."""
+import json
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from musclewalk.optimize.experiment import Experiment, ExperimentError
+
+REPO_EXPERIMENTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "config" / "experiments"
+
+
+def write(path, data):
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def tiny(tmp_path, **extra):
+    return write(tmp_path / "tiny.yaml", {
+        "description": "two tiny stages", "creature": "HumanLegs", "speed": 1.3,
+        "defaults": {"duration": 0.3, "generations": 1, "popsize": 4, "sigma": 0.2},
+        "stages": [{"name": "soft_hips", "scale_passive": {"hip_axial": 1.5}, "seed": 3},
+                   {"name": "final", "seed": 4}], **extra})
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
+    exp = tiny(tmp_path)
+    out = tmp_path / "out"
+    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    first = out / "stages" / "soft_hips"
+    assert (first / "best.json").is_file() and (out / "best.json").is_file()
+    # the stage's model has the passive bounds scaled; the final stage is the plain preset
+    assert json.loads((first / "model" / "HumanLegs.meta.json").read_text())["passive_scale"] \
+        == {"hip_axial": 1.5}
+    log = (out / "log.txt").read_text()
+    assert f"warm start: {first / 'best.json'}" in log
+    assert "seed: 4, population: 4, sigma0: 0.2" in log
+    assert "objective: geijtenbeek2013" in log
+    best = json.loads((out / "best.json").read_text())
+    assert best["objective_name"] == "geijtenbeek2013" and best["duration"] == 0.3
+    # a second run with more generations in the file resumes the last stage only
+    data = yaml.safe_load(exp.read_text())
+    data["stages"][1]["generations"] = 2
+    write(exp, data)
+    mtime = (first / "checkpoint.pkl").stat().st_mtime_ns
+    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    assert (first / "checkpoint.pkl").stat().st_mtime_ns == mtime
+    assert "generations: 2, evaluations: 8" in (out / "log.txt").read_text()
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"speed": 0}, "speed"),
+    ({"creature": 3}, "creature"),
+    ({"stages": [{"name": "a"}, {"name": "a"}]}, "stages[1].name"),
+    ({"stages": [{"name": "a", "duration": -1}]}, "stages[0].duration"),
+    ({"stages": [{"name": "a", "generatons": 3}]}, "stages[0].generatons"),
+    ({"defaults": {"seed": 0}}, "defaults.seed"),
+    ({"warm_start": "missing.json"}, "warm_start"),
+    ({"tempo": 1}, "tempo"),
+])
+def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key):
+    path = tiny(tmp_path, **change)
+    with pytest.raises(ExperimentError, match=rf"{path}: {key}".replace("[", r"\[").replace("]", r"\]")):
+        Experiment.load(path)
+    r = run(path, "--out", tmp_path / "out")
+    assert r.returncode == 2 and str(path) in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_an_experiment_sets_what_it_sets(tmp_path):
+    r = run(tiny(tmp_path), "--out", tmp_path / "out", "--speed", "2")
+    assert r.returncode == 2 and "--speed: an experiment file sets it" in r.stderr
+
+
+@pytest.mark.parametrize("path", sorted(REPO_EXPERIMENTS.glob("*.yaml")), ids=lambda p: p.name)
+def test_the_committed_experiments_load(path):
+    exp = Experiment.load(path)
+    assert exp.stages and exp.speed > 0
+    assert exp.warm_start is None or exp.warm_start.is_file()
+
+
+def test_the_human_chain_re_runs_from_its_experiment_file(tmp_path):
+    """config/experiments/human-walk-1.3.yaml end to end, shrunk to 1 generation of 4 candidates
+    of 0.3 s per stage: every stage runs on its own scaled model, warm-started from the stage
+    before."""
+    data = yaml.safe_load((REPO_EXPERIMENTS / "human-walk-1.3.yaml").read_text())
+    data["warm_start"] = str((REPO_EXPERIMENTS / data["warm_start"]).resolve())
+    data["defaults"].update(duration=0.3, generations=1, popsize=4)
+    for stage in data["stages"]:
+        stage.pop("duration", None)
+    exp = write(tmp_path / "human-walk-1.3.yaml", data)
+    out = tmp_path / "out"
+    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    previous = data["warm_start"]
+    for stage in data["stages"]:
+        folder = out if stage["name"] == "final" else out / "stages" / stage["name"]
+        log = (folder / "log.txt").read_text()
+        assert f"warm start: {previous}" in log and f"seed: {stage['seed']}," in log
+        meta = json.loads((folder / "model" / "Human.meta.json").read_text())
+        assert meta.get("passive_scale") == stage.get("scale_passive")
+        previous = folder / "best.json"
