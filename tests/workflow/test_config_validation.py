@@ -19,8 +19,9 @@ def dry_run(tmp_path, config):
 
 
 def with_run(**changes):
+    """GOOD with runs[0] given as creature, task and speed (not an experiment file), changed."""
     config = yaml.safe_load(yaml.safe_dump(GOOD))
-    config["runs"][0].update(changes)
+    config["runs"][0] = {"creature": "HumanLegs", "task": "walk", "speed": 1.3, **changes}
     return config
 
 
@@ -60,7 +61,8 @@ def _message(result):
 
 @pytest.mark.parametrize("change, words", [
     # a speed the schema accepts but a run name cannot carry (str() writes 1e-05)
-    (lambda c: c["runs"][0].update(speed=1e-05), ["runs[0].speed", "1e-05", "plain decimal"]),
+    (lambda c: c["runs"].__setitem__(0, {"creature": "HumanLegs", "task": "walk", "speed": 1e-05}),
+     ["runs[0].speed", "1e-05", "plain decimal"]),
     (lambda c: c["runs"].append(dict(c["runs"][0])), ["runs[2]", "same run as runs[0]"]),
     (lambda c: c.update(creatures=["HumanLegs", "nowhere/bird.yaml"]),
      ["creatures[1]", "'nowhere/bird.yaml' not found"]),
@@ -115,3 +117,31 @@ def test_an_unimplemented_task_asked_for_by_path_is_refused(tmp_path):
     out = result.stdout + result.stderr
     assert "task 'run'" in out and "musclewalk optimize implements walk" in out, out[-2000:]
     assert "rule optimize:" not in out.replace("in rule optimize", "")
+
+
+def test_a_bad_experiment_file_is_named_with_its_key(tmp_path):
+    bad = tmp_path / "fast.yaml"
+    bad.write_text(yaml.safe_dump({"creature": "HumanLegs", "speed": -2}))
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["runs"][0] = {"experiment": str(bad)}
+    result = dry_run(tmp_path, config)
+    out = result.stdout + result.stderr
+    assert result.returncode != 0 and "runs[0].experiment" in out and f"{bad}: speed" in out
+    assert "Job stats" not in out
+
+
+def test_runs_from_experiment_files_take_their_objective_or_their_stages(tmp_path):
+    """quick: one generation of the experiment's creature, speed and objective around the
+    committed result; paper: the experiment file's own stages."""
+    def planned(budget):
+        result = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores",
+                                 "1", "--config", f"budget={budget}"], cwd=REPO,
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr[-2000:]
+        return [line for line in result.stdout.splitlines() if "musclewalk optimize" in line]
+
+    quick = planned("quick")
+    assert any("--objective geijtenbeek2013 --init models/optimized/Human-walk-1.3/best.json"
+               in line for line in quick)
+    paper = planned("paper")
+    assert any("config/experiments/human-walk-1.3.yaml --workers" in line for line in paper)

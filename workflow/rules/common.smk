@@ -35,6 +35,13 @@ def _first_schema_error(schema_path):
     schema = yaml.safe_load(open(schema_path))
     error = jsonschema.exceptions.best_match(
         jsonschema.validators.validator_for(schema)(schema).iter_errors(config))
+    while error is not None and error.validator == "oneOf" and error.context:
+        # a run is one of two forms: report the problem of the form it was meant to be
+        form = 0 if isinstance(error.instance, dict) and "experiment" in error.instance else 1
+        branch = [e for e in error.context if e.relative_schema_path[0] == form]
+        if not branch:
+            break
+        error = jsonschema.exceptions.best_match(branch)
     if error is not None:
         key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
         _config_error(key.lstrip(".") or "(top level)", error.message)
@@ -59,12 +66,41 @@ def _creature(key, value):
     return value, str(presets[value])
 
 
+def _experiments():
+    """runs[i] -> its experiment (musclewalk.optimize.experiment.Experiment) for the runs given
+    as experiment files."""
+    from musclewalk.optimize.experiment import Experiment, ExperimentError
+    out = {}
+    for i, run in enumerate(config["runs"]):
+        if "experiment" in run:
+            path = run["experiment"]
+            # relative to the working directory, else to the Snakefile's folder (--directory)
+            if not os.path.isabs(path) and not os.path.exists(path):
+                beside = os.path.join(workflow.basedir, path)
+                path = beside if os.path.exists(beside) else path
+            try:
+                out[i] = Experiment.load(path)
+            except ExperimentError as exc:
+                _config_error(f"runs[{i}].experiment", str(exc))
+    return out
+
+
+def _run_fields(i):
+    """(creature, task, speed) of runs[i], from its experiment file when it has one."""
+    run = config["runs"][i]
+    if i in EXPERIMENTS:
+        exp = EXPERIMENTS[i]
+        return exp.creature, "walk", exp.speed
+    return run["creature"], run["task"], run["speed"]
+
+
 def _creatures():
     """(run-name creature -> creature file, config value -> run-name creature) for every
     creature of the config."""
     files, names, keys = {}, {}, {}
     entries = [(f"creatures[{i}]", c) for i, c in enumerate(config["creatures"])]
-    entries += [(f"runs[{i}].creature", r["creature"]) for i, r in enumerate(config["runs"])]
+    entries += [(f"runs[{i}]." + ("experiment" if i in EXPERIMENTS else "creature"),
+                 _run_fields(i)[0]) for i in range(len(config["runs"]))]
     for key, value in entries:
         name, path = _creature(key, value)
         if files.setdefault(name, path) != path:
@@ -76,17 +112,19 @@ def _creatures():
 
 
 def _run_names():
+    """Run name -> index in runs."""
     names = {}
-    for i, run in enumerate(config["runs"]):
-        speed = str(run["speed"])
+    for i in range(len(config["runs"])):
+        creature, task, speed = _run_fields(i)
+        speed = str(speed)
         if not re.fullmatch(SPEED, speed):
             _config_error(f"runs[{i}].speed", f"{speed} cannot name a run: write it as a plain "
                           f"decimal such as 0.5")
-        name = f"{CREATURE_NAMES[run['creature']]}-{run['task']}-{speed}"
+        name = f"{CREATURE_NAMES[creature]}-{task}-{speed}"
         if name in names:
             _config_error(f"runs[{i}]", f"the same run as runs[{names[name]}] ({name})")
         names[name] = i
-    return list(names)
+    return names
 
 
 _first_schema_error(workflow.source_path("../schemas/config.schema.yaml"))
@@ -94,10 +132,12 @@ validate(config, "../schemas/config.schema.yaml")
 if config["budget"] not in config["budgets"]:
     _config_error("budget", f"{config['budget']!r} is not a budget "
                   f"(known: {', '.join(config['budgets'])})")
+EXPERIMENTS = _experiments()
 CREATURE_FILES, CREATURE_NAMES = _creatures()
 CREATURES = [CREATURE_NAMES[c] for c in config["creatures"]]
 BUDGET = config["budgets"][config["budget"]]
-RUNS = _run_names()
+RUN_INDEX = _run_names()
+RUNS = list(RUN_INDEX)
 
 
 # ------------------------------------------------------------------------ input functions
@@ -126,3 +166,30 @@ def warm_start(wc):
                          f"optimize implements {', '.join(TASKS)}")
     path = f"models/optimized/{wc.creature}-{wc.task}-{wc.speed}/best.json"
     return path if BUDGET["warm_start"] and os.path.exists(path) else []
+
+
+def run_experiment(wc):
+    """The experiment of a run, or None (a run asked for by its path, or given without one)."""
+    i = RUN_INDEX.get(f"{wc.creature}-{wc.task}-{wc.speed}")
+    return EXPERIMENTS.get(i) if i is not None else None
+
+
+def experiment_file(wc):
+    exp = run_experiment(wc)
+    return [str(exp.path)] if exp is not None else []
+
+
+def optimize_arguments(wc, input, threads):
+    """What `musclewalk optimize` gets for a run: the experiment file itself with a budget that
+    runs experiment stages, else one optimization of the run's creature, speed and objective
+    with the budget's generations, seed and warm start."""
+    exp = run_experiment(wc)
+    if exp is not None and BUDGET.get("experiment_stages", False):
+        return f"{exp.path} --workers {threads}"
+    args = (f"{input.osim} --speed {wc.speed} --duration {BUDGET['duration']} "
+            f"--generations {BUDGET['generations']} --seed {BUDGET['seed']} --workers {threads}")
+    if exp is not None:
+        args += f" --objective {exp.objective}"
+    if input.init:
+        args += f" --init {input.init} --sigma {BUDGET['sigma']}"
+    return args

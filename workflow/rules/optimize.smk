@@ -1,8 +1,11 @@
-# CMA-ES optimization of one run {creature}-{task}-{speed} (task: walk = straight walking).
+# CMA-ES optimization of one run {creature}-{task}-{speed} (task: walk = straight walking): the
+# run's experiment file (config/experiments/) or its creature and speed, with the budget's
+# settings (common.smk: optimize_arguments).
 rule optimize:
     input:
         osim="results/models/{creature}.osim",
         init=warm_start,
+        experiment=experiment_file,
     output:
         directory("results/optimize/{creature}-{task}-{speed}"),
     threads: config["workers"]
@@ -11,8 +14,6 @@ rule optimize:
     log:
         "results/logs/optimize_{creature}-{task}-{speed}.log",
     params:
-        init=lambda wc, input: f"--init {input.init} --sigma {BUDGET['sigma']}" if input.init else "",
+        arguments=lambda wc, input, threads: optimize_arguments(wc, input, threads),
     shell:
-        "musclewalk optimize {input.osim} --speed {wildcards.speed} "
-        "--duration {BUDGET[duration]} --generations {BUDGET[generations]} --seed {BUDGET[seed]} "
-        "--workers {threads} {params.init} --quiet --out {output} > {log} 2>&1"
+        "musclewalk optimize {params.arguments} --quiet --out {output} > {log} 2>&1"
