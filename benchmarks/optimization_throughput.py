@@ -36,10 +36,11 @@ sys.path.insert(0, str(REPO))
 
 from musclewalk.model.build import build_creature  # noqa: E402
 from musclewalk.optimize import driver  # noqa: E402
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from simulation_speed import machine  # noqa: E402
-from musclewalk.optimize.driver import (MODEL_DIR, Optimization, OptimizationError,  # noqa: E402
-                                        Settings)
+
+from musclewalk.optimize.driver import MODEL_DIR, Optimization, OptimizationError, Settings  # noqa: E402
 
 DEFAULT_INIT = REPO / "models/optimized/Human-walk-1.3/best.json"
 

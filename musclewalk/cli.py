@@ -14,8 +14,9 @@ class UsageError(Exception):
 
 
 def _cmd_creatures(args):
-    from .model.template import list_creatures
     import yaml
+
+    from .model.template import list_creatures
     for name, path in list_creatures().items():
         data = yaml.safe_load(path.read_text()) or {}
         parts = ", ".join(f"{p}={v.get('template')}" for p, v in (data.get("parts") or {}).items())
@@ -178,6 +179,7 @@ def _optimize_experiment(args):
     """Every stage of an experiment file in order, each warm-started from the best of the one
     before; a stage with a checkpoint is resumed (and returns at once when it had finished)."""
     import argparse
+
     from .optimize.driver import CHECKPOINT
     from .optimize.experiment import Experiment, ExperimentError
     try:
@@ -219,10 +221,18 @@ def _optimize_experiment(args):
 def _optimize_run(args, command: str | None = None):
     import shlex
     import shutil
+
     from .model.build import build_creature
     from .model.meta import load_meta
-    from .optimize.driver import (CHECKPOINT, MODEL_DIR, Optimization, Settings,
-                                  acquire_run_lock, check_new_run_dir, release_run_lock)
+    from .optimize.driver import (
+        CHECKPOINT,
+        MODEL_DIR,
+        Optimization,
+        Settings,
+        acquire_run_lock,
+        check_new_run_dir,
+        release_run_lock,
+    )
     out = args.out
     # the result-deciding settings the user gave (None: not given)
     given = {"speed": args.speed, "duration": args.duration, "seed": args.seed,
@@ -353,6 +363,7 @@ def _time_window(text: str) -> tuple:
 
 def _cmd_analyze(args):
     import json
+
     from .analysis.summary import read_run_summary, summarize
     from .io_checks import check_model, check_output_file, write_files_together
     _number("--every", args.every, "a positive frame interval (s)", lambda v: v > 0)

@@ -184,8 +184,12 @@ def model_mismatches(tree, meta: Mapping) -> dict[str, list[str]]:
     """What the metadata names and the model (XML tree) lacks, by kind: bodies, coordinates,
     muscles and their path points, springs, contact spheres and forces, the excitation
     controller (empty: they match)."""
-    from .model.osim import (CONTROLLER_NAME, EXPONENTIAL_CONTACT_PREFIX, ROOT_COORDINATES,
-                             SMOOTH_CONTACT_PREFIX)
+    from .model.osim import (
+        CONTROLLER_NAME,
+        EXPONENTIAL_CONTACT_PREFIX,
+        ROOT_COORDINATES,
+        SMOOTH_CONTACT_PREFIX,
+    )
     model = tree.getroot().find("Model")
 
     def names(xpath):

@@ -7,6 +7,21 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 PRESETS = ["HumanLegs", "Human", "Ostrich", "LongNeck", "LongLegs"]
 
+# `pytest -m "not slow"`: the tests that need neither OpenSim, nor Snakemake, nor a subprocess
+# (pure numpy: controller, measures, objective arithmetic) run in seconds. Every other test is
+# marked slow: those outside the pure modules, and those inside that use a built model.
+PURE_MODULES = ("tests/control", "tests/measures/test_events.py",
+                "tests/measures/test_metabolics.py", "tests/measures/test_objective.py")
+MODEL_FIXTURES = {"built_models", "humanlegs_osim", "small_settings", "models_copy"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        rel = Path(str(item.fspath)).resolve().relative_to(REPO).as_posix()
+        pure = any(rel == m or rel.startswith(m + "/") for m in PURE_MODULES)
+        if not pure or MODEL_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(scope="session")
 def built_models(tmp_path_factory):

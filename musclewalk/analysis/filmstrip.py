@@ -88,8 +88,9 @@ def filmstrip_png(sim_dir, every: float = 0.1, window: tuple | None = None) -> b
     written)."""
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import io
+
+    import matplotlib.pyplot as plt
 
     frames = skeleton_frames(sim_dir, every, window)
     seg = frames["segments"]

@@ -11,13 +11,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..model.meta import load_meta
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, touch_downs
 from ..measures.integral import StepIntegral
 from ..measures.metabolics import metabolic_rate, muscle_masses
+from ..model.meta import load_meta
 from ..sim.outputs import read_storage
-
 
 RUN_KEYS = ("model", "creature", "simulated_time", "terminated", "termination_reason",
             "distance", "mean_forward_speed", "target_speed")

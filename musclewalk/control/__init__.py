@@ -10,8 +10,14 @@ from .fsm import STATE_NAMES, GaitStateMachine, LegState, next_leg_states
 from .jacobian import crossing_segment, feature_muscle_forces, moment_arm_vectors, subtree_bodies
 from .model import ControlModel, JointInfo, MuscleInfo, base_pose_features
 from .params import (
-    GROUPS, ParamSpec, controller_parameter_specs, default_parameters, format_group_counts,
-    format_parameter_table, group_counts, validate_parameters,
+    GROUPS,
+    ParamSpec,
+    controller_parameter_specs,
+    default_parameters,
+    format_group_counts,
+    format_parameter_table,
+    group_counts,
+    validate_parameters,
 )
 from .sensors import Sensors
 

@@ -43,7 +43,11 @@ from .params import controller_parameter_specs, validate_parameters
 from .rotations import few_facing_rotations, heading_of, rot_z, rotation_log
 from .sensors import Sensors
 from .targets import (
-    foot_pitch, knee_flexion, trunk_angles, trunk_target_angles, upper_leg_angles,
+    foot_pitch,
+    knee_flexion,
+    trunk_angles,
+    trunk_target_angles,
+    upper_leg_angles,
     upper_leg_target_angles,
 )
 
@@ -201,7 +205,9 @@ class Controller:
         swing_like[2] = 0.5 * (swing_like[0] + swing_like[1])
         lifting = np.array([states[0] == _LIFT_OFF, states[1] == _LIFT_OFF, False], dtype=float)
         side = self._side
-        tables.constant = self._c_stance + (self._c_swing - self._c_stance) * swing_like[side] + self._lift * lifting[side]
+        tables.constant = (
+            self._c_stance + (self._c_swing - self._c_stance) * swing_like[side] + self._lift * lifting[side]
+        )
         tables.fplus = self._fplus * stance_like[side] * self._inv_fmax
         tables.n_stance = (states[0] == _STANCE) + (states[1] == _STANCE)
 
@@ -306,8 +312,12 @@ class Controller:
             fx, fy, fz = force.tolist()
             # d x F = d @ [F]x
             cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
-            moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
-        jt_activation = feature_muscle_forces(moment, s.pair_r, tables.pair_weight, self._pair_muscle, cm.n_muscles)
+            moment[self._head_pairs] += (
+                (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+            )
+        jt_activation = feature_muscle_forces(
+            moment, s.pair_r, tables.pair_weight, self._pair_muscle, cm.n_muscles
+        )
 
         # §4.4
         feedback = jt_activation + tables.fplus * s.muscle_force
@@ -361,7 +371,9 @@ class Controller:
             row[f"hip_flexion_{tag}"] = flex
             row[f"hip_abduction_target_{tag}"] = last["abduction"][leg]
             row[f"hip_abduction_{tag}"] = abd
-            row[f"knee_flexion_{tag}"] = knee_flexion(s.body_R[cm.upper_body[leg]], s.body_R[cm.lower_body[leg]])
+            row[f"knee_flexion_{tag}"] = knee_flexion(
+                s.body_R[cm.upper_body[leg]], s.body_R[cm.lower_body[leg]]
+            )
             row[f"foot_pitch_{tag}"] = foot_pitch(s.body_R[cm.foot_body[leg]])
         row["knee_flexion_target"] = self.params["knee.theta"]
         row["foot_pitch_target"] = self.params["ankle.theta"]

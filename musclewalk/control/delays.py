@@ -13,7 +13,9 @@ import numpy as np
 _TOLERANCE = 1e-6
 
 
-def delay_steps_from_seconds(delays: Sequence[float], dt: float, names: Sequence[str] | None = None) -> np.ndarray:
+def delay_steps_from_seconds(
+    delays: Sequence[float], dt: float, names: Sequence[str] | None = None
+) -> np.ndarray:
     """round(delay / dt) per entry; ValueError when a delay is not an integer multiple of dt."""
     delays = np.asarray(delays, float).reshape(-1)
     if not dt > 0.0:
@@ -23,7 +25,8 @@ def delay_steps_from_seconds(delays: Sequence[float], dt: float, names: Sequence
     for i in np.flatnonzero(np.abs(ratio - steps) > _TOLERANCE * np.maximum(1.0, np.abs(ratio))):
         who = names[i] if names is not None else f"#{i}"
         raise ValueError(
-            f"delay of muscle {who} ({delays[i]:g} s) is not an integer multiple of the control interval dt={dt:g} s"
+            f"delay of muscle {who} ({delays[i]:g} s) is not an integer multiple "
+            f"of the control interval dt={dt:g} s"
         )
     if np.any(steps < 0):
         raise ValueError("delays must be >= 0")

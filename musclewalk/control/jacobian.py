@@ -98,7 +98,9 @@ def pd_torque(kq: float, kw: float, target_R: np.ndarray, R: np.ndarray, target_
     return kq * error + kw * (np.asarray(target_omega) - omega)
 
 
-def pair_moments(force: np.ndarray, torque: np.ndarray, body_pos: np.ndarray, joint_pos: np.ndarray) -> np.ndarray:
+def pair_moments(
+    force: np.ndarray, torque: np.ndarray, body_pos: np.ndarray, joint_pos: np.ndarray
+) -> np.ndarray:
     """T̃_b + (P_b - j_k) x F̃_b per pair (all (n_pairs, 3)), so that eq 17 reads
     τ̃_k = σ_k r̂_k . moment (using (r̂ x d) . F = r̂ . (d x F))."""
     return torque + np.cross(body_pos - joint_pos, force)

@@ -82,7 +82,9 @@ class MuscleInfo:
         if unknown:
             raise ValueError(f"muscle {self.name!r}: unknown roles {sorted(unknown)}")
         if self.side is None and self.roles & LEG_ROLES:
-            raise ValueError(f"muscle {self.name!r}: leg roles {sorted(self.roles & LEG_ROLES)} need side 'r' or 'l'")
+            raise ValueError(
+                f"muscle {self.name!r}: leg roles {sorted(self.roles & LEG_ROLES)} need side 'r' or 'l'"
+            )
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,9 @@ class ControlModel:
                     continue
                 ok = any(k == kind and (kind == "head_chain" or s == info.side) for k, s in spans[m])
                 if not ok:
-                    raise ValueError(f"muscle {info.name!r} has role {role!r} but spans no {kind} joint on its side")
+                    raise ValueError(
+                        f"muscle {info.name!r} has role {role!r} but spans no {kind} joint on its side"
+                    )
 
         by_unique: dict = {}
         for info in self.muscles:
@@ -272,11 +276,15 @@ class ControlModel:
                 return table[value]
             return int(value)
 
-        pairs = [(resolve(m, muscle_index, "muscle"), resolve(j, joint_index, "joint")) for m, j in d["pairs"]]
+        pairs = [
+            (resolve(m, muscle_index, "muscle"), resolve(j, joint_index, "joint")) for m, j in d["pairs"]
+        ]
         bodies = d["bodies"]
         kwargs = {
             k: d[k]
-            for k in ("gravity", "trunk_pitch0", "upper_leg_pitch0", "knee0", "ankle0", "head_pitch0", "head_offset")
+            for k in (
+                "gravity", "trunk_pitch0", "upper_leg_pitch0", "knee0", "ankle0", "head_pitch0", "head_offset"
+            )
             if k in d
         }
         return cls(

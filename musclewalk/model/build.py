@@ -1,7 +1,6 @@
 """Build a creature: template -> .osim + metadata sidecar, validated before anything is kept."""
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 

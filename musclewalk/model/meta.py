@@ -51,7 +51,7 @@ def muscle_spans(spec: CreatureSpec, muscle) -> list[dict]:
         a, b = muscle.points[k].body, muscle.points[k + 1].body
         if a == b:
             continue
-        for parent, child in _tree_path(parents, a, b):
+        for _parent, child in _tree_path(parents, a, b):
             joint = joint_by_child[child]
             # the point whose body lies below `child` in the tree is on the child side
             below_a = child in _ancestors(parents, a)

@@ -166,7 +166,7 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
     _sub(model, "gravity", "0 -9.8066499999999994 0")
     _sub(model, "length_units", "meters")
     _sub(model, "force_units", "N")
-    ground = _sub(model, "Ground", name="ground")
+    _sub(model, "Ground", name="ground")
     bodyset = _sub(_sub(model, "BodySet", name="bodyset"), "objects")
     for body in spec.bodies:
         b = _sub(bodyset, "Body", name=body.name)
@@ -182,7 +182,7 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
     _sub(rj, "socket_parent_frame", "ground_offset")
     _sub(rj, "socket_child_frame", f"{root}_offset")
     coords = _sub(rj, "coordinates")
-    for cname, _, axis in ROOT_COORDINATES:
+    for cname, _, _axis in ROOT_COORDINATES:
         default = spec.root_height if cname == "root_ty" else 0.0
         rng = (-180, 180) if cname[5] in "ypr" else (-50, 50)
         c = _coordinate(coords, cname, default, np.radians(rng) if cname[5] in "ypr" else rng)

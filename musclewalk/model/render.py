@@ -156,7 +156,7 @@ def _load_meta(osim_path: Path, meta) -> dict | None:
     try:
         return json.loads(side.read_text())
     except (OSError, ValueError) as exc:
-        warnings.warn(f"ignoring unreadable model metadata {side}: {exc}")
+        warnings.warn(f"ignoring unreadable model metadata {side}: {exc}", stacklevel=2)
         return None
 
 
@@ -403,7 +403,7 @@ def _draw_view(ax, scene: _Scene, view: _View):
         ax.plot(*P, marker="o", ms=7, mfc="white", mec="#333333", mew=1.0,
                 zorder=z(3.5, c))
         ax.plot(*P, marker="+", ms=7, color="#333333", mew=1.0, zorder=z(3.6, c))
-    for name, side, pts in scene.muscles:
+    for _name, side, pts in scene.muscles:
         if len(pts) == 0:
             continue
         P = view.proj(pts)

@@ -66,7 +66,8 @@ class CoordinateSpec:
 @dataclass
 class JointSpec:
     name: str
-    kind: str                      # root | hip | knee | ankle | toe | spine | neck | head_chain | shoulder | elbow | tail
+    # root | hip | knee | ankle | toe | spine | neck | head_chain | shoulder | elbow | tail
+    kind: str
     parent: str
     child: str
     location: np.ndarray           # joint centre in parent frame

@@ -19,8 +19,19 @@ import yaml
 
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, path_length
-from .spec import (AXES, BodySpec, ContactSpec, CoordinateSpec, CreatureSpec, JointSpec,
-                   LimitSpec, MuscleSpec, PathPointSpec, Shape, SpringSpec)
+from .spec import (
+    AXES,
+    BodySpec,
+    ContactSpec,
+    CoordinateSpec,
+    CreatureSpec,
+    JointSpec,
+    LimitSpec,
+    MuscleSpec,
+    PathPointSpec,
+    Shape,
+    SpringSpec,
+)
 
 SIDES = ("r", "l")
 DEFAULT_DENSITY = 1000.0          # kg/m^3, uniform for all segments (documented rule)
@@ -399,7 +410,6 @@ class _Expander:
     # ---------------------------------------------------------------- bodies and joints
     def _shape(self, part, data, key, length_hint) -> Shape:
         kind = data.get("kind")
-        extra = {}
         if kind == "capsule":
             radius = self.num(part, data["radius"], f"{key}.radius")
             length = self.num(part, data["length"], f"{key}.length")
@@ -720,7 +730,7 @@ class _Expander:
     def _passives(self, part):
         for i, s in enumerate(part.data.get("springs", []) or []):
             key = f"springs[{i}]"
-            for coord, side in self._expand_coordinates(part, s, key):
+            for coord, _side in self._expand_coordinates(part, s, key):
                 stiffness = self.num(part, s["stiffness"], f"{key}.stiffness")
                 damping = self.num(part, s.get("damping", 0), f"{key}.damping")
                 if stiffness < 0 or damping < 0:
@@ -730,7 +740,7 @@ class _Expander:
                                                str(param) if param else None))
         for i, lim in enumerate(part.data.get("limits", []) or []):
             key = f"limits[{i}]"
-            for coord, side in self._expand_coordinates(part, lim, key):
+            for coord, _side in self._expand_coordinates(part, lim, key):
                 lo = self.num(part, lim["range"][0], f"{key}.range")
                 hi = self.num(part, lim["range"][1], f"{key}.range")
                 if not lo < hi:

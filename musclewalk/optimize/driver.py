@@ -30,6 +30,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.meta import load_meta, meta_path, write_meta
 from ..model.osim import write_atomic
 from ..model.vectors import ModelVectors, parse_osim, write_model_with
@@ -37,7 +38,6 @@ from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationTask
 from .evaluators import make_evaluator
-from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from .space import ParameterSpace
 
 CHECKPOINT = "checkpoint.pkl"
@@ -157,10 +157,28 @@ def _atomic_pickle(path: Path, obj) -> None:
     write_atomic(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+CHECKPOINT_FORMAT = 2     # 1: pickled Settings and State objects; 2: their fields as plain data
+SETTINGS_FILE = "settings.json"   # the run's settings, readable beside the checkpoint
+
+
+def _from_fields(cls, values: Mapping):
+    """A dataclass from stored fields: fields it no longer has are dropped (a later version
+    removed them), fields it gained get their defaults (below)."""
+    obj = cls.__new__(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    for name, value in values.items():
+        if name in names:
+            setattr(obj, name, value)
+    return obj
+
+
 def load_checkpoint(path: Path) -> tuple[Settings, State]:
     try:
         data = pickle.loads(path.read_bytes())
         settings, state = data["settings"], data["state"]
+        if data.get("format") == CHECKPOINT_FORMAT:
+            settings = _from_fields(Settings, settings)
+            state = _from_fields(State, state)
     except FileNotFoundError:
         raise OptimizationError(f"{path}: no checkpoint to resume from") from None
     except Exception as exc:
@@ -340,9 +358,9 @@ class Optimization:
     def _check_model(self) -> None:
         """The model, its metadata and the default candidate load in OpenSim, before the first
         generation (a foreign .osim used to fail only after a whole generation of evaluations)."""
-        from .evaluate import Evaluator
-        from ..sim.runner import Simulator
         from ..sim.engine import EngineError
+        from ..sim.runner import Simulator
+        from .evaluate import Evaluator
         model = self.settings.model
         try:
             evaluator = Evaluator(model)
@@ -366,8 +384,9 @@ class Optimization:
                                                      "--init file not found")) from None
         if creature and creature != self.meta["creature"] and not s.init_other_creature:
             raise OptimizationError(f"{path}: creature: parameters of '{creature}' cannot start "
-                                    f"an optimization of '{self.meta['creature']}' (use --init-from-other-creature to "
-                                    "carry over the parameters both share)")
+                                    f"an optimization of '{self.meta['creature']}' (use "
+                                    "--init-from-other-creature to carry over the parameters "
+                                    "both share)")
         flat = self.space.flatten(params)
         unknown = [k for k in flat if k not in self.space.names]
         known = len(flat) - len(unknown)
@@ -501,7 +520,13 @@ class Optimization:
         if s.scheduler is not None and not isinstance(s.scheduler, str):
             # a dask Client object cannot be pickled: keep its scheduler's address
             s = dataclasses.replace(s, scheduler=_scheduler_address(s.scheduler))
-        _atomic_pickle(self.out / CHECKPOINT, {"settings": s, "state": st})
+        settings = dataclasses.asdict(s)
+        write_atomic(self.out / SETTINGS_FILE, (json.dumps(settings, indent=1) + "\n").encode())
+        # plain data only (and the cma object): renaming or moving a class of musclewalk does not
+        # break --resume of a committed run
+        _atomic_pickle(self.out / CHECKPOINT, {
+            "format": CHECKPOINT_FORMAT, "settings": settings,
+            "state": {f.name: getattr(st, f.name) for f in dataclasses.fields(State)}})
 
     def _write_best(self) -> None:
         st, s = self.state, self.settings

@@ -19,13 +19,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Mapping
 
-
+from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder
 from ..model.meta import load_meta
 from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.runner import Simulator
 from ..sim.scenario import Scenario
-from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder
 from .scratch import new_scratch_folder
 
 # a failed evaluation ranks below every simulated candidate: a run that falls at once scores

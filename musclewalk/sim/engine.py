@@ -15,15 +15,19 @@ minutes per 0.1 ms and could not be interrupted from Python.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 
-from ..model.osim import (CONTACT, CONTROLLER_NAME, EXPONENTIAL_CONTACT_PREFIX,
-                          INITIAL_EXCITATION, SMOOTH_CONTACT_PREFIX)
+from ..model.osim import (
+    CONTACT,
+    CONTROLLER_NAME,
+    EXPONENTIAL_CONTACT_PREFIX,
+    INITIAL_EXCITATION,
+    SMOOTH_CONTACT_PREFIX,
+)
 from ..opensim_env import import_opensim
 
 MIN_STEP = 1e-6       # s; smaller steps are an integrator failure

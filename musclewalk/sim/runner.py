@@ -2,10 +2,8 @@
 time, optionally recording everything the output files need."""
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Early termination rules of §5, tested every control step: COM height (above the terrain
-under it) below 0.9 x its initial height, trunk heading more than 45 degrees off the target, self-collision of the legs, and leg
-crossing (the coronal positions of the feet reversed)."""
+under it) below 0.9 x its initial height, trunk heading more than 45 degrees off the target,
+self-collision of the legs, and leg crossing (the coronal positions of the feet reversed)."""
 from __future__ import annotations
 
 import math
@@ -36,7 +36,6 @@ class TerminationRules:
     def __init__(self, meta: Mapping, body_index: Mapping[str, int], trunk: str, terrain=None):
         self.terrain = terrain
         legs = meta["features"]["legs"]
-        joints_by_child = {j["child"]: j for j in meta["joints"]}
         # leg segments as (start body, end body): lower leg knee->ankle, foot ankle->toe joint
         self.segments = {}
         for side in "rl":

@@ -1,5 +1,4 @@
 import pytest
-
 from control_synth import build_creature
 
 

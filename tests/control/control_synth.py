@@ -18,7 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from musclewalk.control import (
-    ControlModel, JointInfo, MuscleInfo, Sensors, crossing_segment, moment_arm_vectors, subtree_bodies,
+    ControlModel,
+    JointInfo,
+    MuscleInfo,
+    Sensors,
+    crossing_segment,
+    moment_arm_vectors,
+    subtree_bodies,
 )
 
 BODIES = ["trunk", "torso", "head", "upper_r", "lower_r", "foot_r", "upper_l", "lower_l", "foot_l"]
@@ -49,15 +55,19 @@ JOINTS = [
 # right-side leg muscles: (unique, roles, delay, [(body, world point with right-side z)])
 LEG_MUSCLES = [
     ("hip_flexor", {"hip", "hip_flexor"}, 0.005, [("trunk", (0.08, 1.0, 0.1)), ("upper", (0.05, 0.7, 0.1))]),
-    ("hip_extensor", {"hip", "hip_extensor"}, 0.005, [("trunk", (-0.1, 1.0, 0.1)), ("upper", (-0.05, 0.7, 0.1))]),
-    ("hip_abductor", {"hip", "hip_abductor"}, 0.005, [("trunk", (0.0, 1.05, 0.2)), ("upper", (0.0, 0.75, 0.16))]),
+    ("hip_extensor", {"hip", "hip_extensor"}, 0.005,
+     [("trunk", (-0.1, 1.0, 0.1)), ("upper", (-0.05, 0.7, 0.1))]),
+    ("hip_abductor", {"hip", "hip_abductor"}, 0.005,
+     [("trunk", (0.0, 1.05, 0.2)), ("upper", (0.0, 0.75, 0.16))]),
     ("hamstrings", {"hip", "hip_extensor", "knee", "knee_flexor"}, 0.010,
      [("trunk", (-0.08, 0.92, 0.1)), ("lower", (-0.04, 0.4, 0.1))]),
     ("vasti", {"knee", "knee_extensor"}, 0.010, [("upper", (0.05, 0.65, 0.1)), ("lower", (0.05, 0.4, 0.1))]),
     ("gastrocnemius", {"knee", "ankle", "ankle_extensor"}, 0.020,
      [("upper", (-0.04, 0.55, 0.1)), ("foot", (-0.06, 0.06, 0.1))]),
-    ("soleus", {"ankle", "ankle_extensor"}, 0.020, [("lower", (-0.04, 0.3, 0.1)), ("foot", (-0.06, 0.06, 0.1))]),
-    ("tibialis_anterior", {"ankle", "ankle_flexor"}, 0.020, [("lower", (0.04, 0.3, 0.1)), ("foot", (0.08, 0.05, 0.1))]),
+    ("soleus", {"ankle", "ankle_extensor"}, 0.020,
+     [("lower", (-0.04, 0.3, 0.1)), ("foot", (-0.06, 0.06, 0.1))]),
+    ("tibialis_anterior", {"ankle", "ankle_flexor"}, 0.020,
+     [("lower", (0.04, 0.3, 0.1)), ("foot", (0.08, 0.05, 0.1))]),
 ]
 HEAD_MUSCLES = [
     ("neck_flexor", {"head_chain"}, 0.005,
@@ -95,7 +105,8 @@ def build_creature(copies: int = 1, dt: float = DT, fmax: float = 1000.0, arms: 
 
     def add(name, unique, side, roles, delay, path):
         m = len(muscles)
-        muscles.append(MuscleInfo(name=name, side=side, fmax=fmax, delay=delay, unique=unique, roles=frozenset(roles)))
+        muscles.append(MuscleInfo(name=name, side=side, fmax=fmax, delay=delay, unique=unique,
+                                  roles=frozenset(roles)))
         first = len(points)
         bodies = []
         for body, xyz in path:

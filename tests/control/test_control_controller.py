@@ -3,11 +3,10 @@ import time
 
 import numpy as np
 import pytest
+from control_synth import base_sensors, build_creature, zero_constants
 from scipy.spatial.transform import Rotation
 
 from musclewalk.control import Controller, controller_parameter_specs, format_group_counts
-
-from control_synth import base_sensors, build_creature, zero_constants
 
 
 def _random_sensors(creature, rng, t):
@@ -104,7 +103,8 @@ def test_upper_leg_target_balance_terms():
     s = base_sensors(creature)
     s.foot_pos[0, 0] = -0.09  # right (stance) foot 0.1 L behind the COM
     ctrl.step(s)
-    assert ctrl.log_row()["hip_flexion_target_l"] == pytest.approx(base + ctrl.params["swing.kp_sagittal"] * 0.1)
+    assert ctrl.log_row()["hip_flexion_target_l"] == pytest.approx(
+        base + ctrl.params["swing.kp_sagittal"] * 0.1)
 
 
 def test_step_timing_40_muscles():

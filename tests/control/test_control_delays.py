@@ -1,11 +1,9 @@
 import numpy as np
 import pytest
+from control_synth import base_sensors, build_creature, zero_constants
 
 from musclewalk.control import Controller, DelayLine, delay_steps_from_seconds
-
 from musclewalk.control.rotations import facing_rotations
-
-from control_synth import base_sensors, build_creature, zero_constants
 
 
 def test_delay_line_shifts_an_impulse_by_exactly_its_length():

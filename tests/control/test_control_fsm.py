@@ -2,11 +2,10 @@ import math
 
 import numpy as np
 import pytest
+from control_synth import LEG_LENGTH, MASS, base_sensors
 
 from musclewalk.control import Controller, LegState, next_leg_states
 from musclewalk.control.rotations import facing_rotations
-
-from control_synth import LEG_LENGTH, MASS, base_sensors
 
 ST, LO, SW, PR = LegState.STANCE, LegState.LIFT_OFF, LegState.SWING, LegState.STANCE_PREPARATION
 D_LIFT, D_PREP = -0.3, 0.0

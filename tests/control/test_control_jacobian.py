@@ -2,13 +2,12 @@ import math
 
 import numpy as np
 import pytest
+from control_synth import BODY_PARENT, base_sensors, zero_constants
 from scipy.spatial.transform import Rotation
 
 from musclewalk.control import Controller, crossing_segment, moment_arm_vectors, subtree_bodies
 from musclewalk.control.jacobian import feature_muscle_forces, pair_moments
 from musclewalk.control.rotations import facing_rotations, heading_of, rotation_log, yaw_pitch_roll
-
-from control_synth import BODY_PARENT, base_sensors, zero_constants
 
 DELAY_MAX = 20
 
@@ -29,7 +28,8 @@ def test_moment_arm_vectors_planar_hand_values():
     np.testing.assert_allclose(r[1], [0.0, 0.0, 0.1 / math.sqrt(5.0)], atol=1e-12)
     np.testing.assert_allclose(r[2], [0.0, 0.0, -0.2 / math.sqrt(5.0)], atol=1e-12)
     # any point of the segment gives the same r; reversing the segment flips it
-    r_parent_point = np.cross(points[3] - joints[0], (points[3] - points[2]) / np.linalg.norm(points[3] - points[2]))
+    r_parent_point = np.cross(points[3] - joints[0],
+                              (points[3] - points[2]) / np.linalg.norm(points[3] - points[2]))
     np.testing.assert_allclose(r[1], r_parent_point, atol=1e-12)
     r_rev = moment_arm_vectors(points, pair_points[:, ::-1], joints, np.array([0, 0, 1]))
     np.testing.assert_allclose(r_rev, -r, atol=1e-12)
@@ -82,7 +82,8 @@ def test_feature_forces_parent_side_sign_and_averaging():
     f = feature_muscle_forces(moment, r, np.array([1.0, -0.5, 1.0]), np.array([0, 1, 1]), 2)
     np.testing.assert_allclose(f, [10.0 / 0.05, -10.0 / 0.05 / 2])
     # force term: r_hat x (P - j) . F ; body 1 m above the joint, horizontal force 5 N along +X
-    moment = pair_moments(np.array([[5.0, 0, 0]]), np.zeros((1, 3)), np.array([[0.0, 1.0, 0]]), np.zeros((1, 3)))
+    moment = pair_moments(np.array([[5.0, 0, 0]]), np.zeros((1, 3)), np.array([[0.0, 1.0, 0]]),
+                          np.zeros((1, 3)))
     f = feature_muscle_forces(moment, r[:1], np.array([1.0]), np.array([0]), 1)
     # z_hat x (0,1,0) = (-1,0,0): pushing +X needs a negative torque about +Z
     np.testing.assert_allclose(f, [-5.0 / 0.05])
@@ -115,7 +116,8 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
                   prm["gain.trunk.kq"] * T, prm["gain.trunk.kw"] * W, -1.0, ["hip_r"], None),
         "upper_l": (facing_rotations(0.0, row["hip_flexion_target_l"], row["hip_abduction_target_l"])[0],
                     prm["gain.prep.kq"] * T, prm["gain.prep.kw"] * W, 1.0, ["hip_l"], None),
-        "lower_l": (s.body_R[6] @ rot_z(-prm["knee.theta"]), prm["gain.knee.kq"] * T, 0.0, 1.0, ["knee_l"], None),
+        "lower_l": (s.body_R[6] @ rot_z(-prm["knee.theta"]), prm["gain.knee.kq"] * T, 0.0, 1.0,
+                    ["knee_l"], None),
         "foot_l": (facing_rotations(0.0, prm["ankle.theta"], 0.0)[0], prm["gain.ankle.kq"] * T, 0.0, 1.0,
                    ["ankle_l"], None),
         "head": (np.eye(3), prm["gain.head.kq"] * T, prm["gain.head.kw"] * W, 1.0, ["lumbar", "neck"],
@@ -133,7 +135,8 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
             if cm.joints[cm.pair_joint[k]].name not in joints:
                 continue
             m = cm.pair_muscle[k]
-            moment = torque + (np.cross(s.body_pos[b] - s.joint_pos[cm.pair_joint[k]], force) if force is not None else 0)
+            moment = torque + (np.cross(s.body_pos[b] - s.joint_pos[cm.pair_joint[k]], force)
+                               if force is not None else 0)
             expected[m] += sigma * (r[k] @ moment) / (cm.n_spanned[m] * (r[k] @ r[k])) / 1000.0
     np.testing.assert_allclose(ctrl.feedback, expected, rtol=1e-9, atol=1e-12)
     # all 18 muscles but the stance leg's knee/ankle muscles (no feature there; F+ is zero at 0 N)
@@ -182,7 +185,8 @@ def test_stance_trunk_pitch_correction_excites_the_right_hip_muscles(creature):
 def test_trunk_feedback_uses_only_the_stance_hip(creature):
     ix = creature.index
     right = _settled_feedback(creature, _trunk_pitched(creature, 0.1), initial=("stance", "swing"))
-    left = _settled_feedback(creature, _trunk_pitched(creature, 0.1, contact=(False, True)), initial=("swing", "stance"))
+    left = _settled_feedback(creature, _trunk_pitched(creature, 0.1, contact=(False, True)),
+                             initial=("swing", "stance"))
     assert right.feedback[ix("hip_extensor_r")] > 0.0
     assert left.feedback[ix("hip_extensor_l")] == pytest.approx(right.feedback[ix("hip_extensor_r")])
     # the swing leg's hip muscles follow the upper-leg target, not the trunk: no change with trunk lean
@@ -201,7 +205,8 @@ def test_coronal_trunk_correction_left_right_mirror(creature):
         creature, _trunk_pitched(creature, 0.0, -0.1, contact=(False, True)), initial=("swing", "stance"))
     l_lean_left = _settled_feedback(
         creature, _trunk_pitched(creature, 0.0, 0.1, contact=(False, True)), initial=("swing", "stance"))
-    assert l_lean_right.feedback[ix("hip_abductor_l")] == pytest.approx(r_lean_left.feedback[ix("hip_abductor_r")])
+    assert l_lean_right.feedback[ix("hip_abductor_l")] == pytest.approx(
+        r_lean_left.feedback[ix("hip_abductor_r")])
     assert l_lean_left.feedback[ix("hip_abductor_l")] < 0.0
     # a pure coronal correction does not load the sagittal hip muscles
     assert abs(r_lean_left.feedback[ix("hip_flexor_r")]) < 1e-9
@@ -210,7 +215,8 @@ def test_coronal_trunk_correction_left_right_mirror(creature):
 def test_swing_upper_leg_target_flexes_the_hip(creature):
     ix = creature.index
     # left leg hanging straight, swing target ~0.4 rad flexion -> left hip flexor on, extensor off
-    ctrl = _settled_feedback(creature, base_sensors(creature), {"swing.kd_sagittal": 0.0, "swing.kp_sagittal": 0.0})
+    ctrl = _settled_feedback(creature, base_sensors(creature),
+                             {"swing.kd_sagittal": 0.0, "swing.kp_sagittal": 0.0})
     assert ctrl.leg_states == ("stance", "swing")
     assert ctrl.feedback[ix("hip_flexor_l")] > 0.0 > ctrl.feedback[ix("hip_extensor_l")]
     # knee passive in swing (eq 28 only in preparation): vasti get nothing

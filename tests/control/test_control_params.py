@@ -2,13 +2,18 @@ import json
 import math
 
 import pytest
+from control_synth import build_creature
 
 from musclewalk.control import (
-    GROUPS, ControlModel, Controller, controller_parameter_specs, default_parameters,
-    format_group_counts, group_counts, validate_parameters,
+    GROUPS,
+    Controller,
+    ControlModel,
+    controller_parameter_specs,
+    default_parameters,
+    format_group_counts,
+    group_counts,
+    validate_parameters,
 )
-
-from control_synth import build_creature
 
 
 def test_parameter_list_structure(creature):
@@ -22,7 +27,8 @@ def test_parameter_list_structure(creature):
     assert counts["target_features"] == 14
     # trunk 2 + head 4 + swing 1 + prep 2 + knee 1 + ankle 1 + fplus (vasti, gastrocnemius, soleus) 3 + lift 2
     assert counts["feedback"] == 16
-    assert {n for n in names if n.startswith("fplus.")} == {"fplus.vasti", "fplus.gastrocnemius", "fplus.soleus"}
+    assert {n for n in names if n.startswith("fplus.")} == {
+        "fplus.vasti", "fplus.gastrocnemius", "fplus.soleus"}
     # 10 unique muscles x {stance, swing}
     assert counts["constant_excitation"] == 20
     assert format_group_counts(specs).endswith("(total 53)")

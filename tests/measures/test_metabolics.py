@@ -5,8 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from musclewalk.measures.metabolics import (fiber_length_factor, metabolic_rate,
-                                            metabolic_rates, muscle_masses)
+from musclewalk.measures.metabolics import fiber_length_factor, metabolic_rate, metabolic_rates, muscle_masses
 
 # muscle A: F_max 1000 N, l_opt 0.10 m; muscle B: F_max 2500 N, l_opt 0.05 m
 M_A = 1000.0 / 0.25e6 * 1059.7 * 0.10      # 0.42388 kg

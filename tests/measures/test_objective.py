@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from musclewalk.control.sensors import Sensors
-from musclewalk.measures.objective import Objective, ObjectiveRecorder
 from musclewalk.measures.metabolics import metabolic_rate, muscle_masses
+from musclewalk.measures.objective import Objective, ObjectiveRecorder
 from musclewalk.sim.engine import MuscleState
 from musclewalk.sim.scenario import Scenario
 

@@ -1,5 +1,4 @@
 """Bad creature input: one clear error naming file and key, exit code 2, no output file."""
-import pytest
 
 from musclewalk.cli import main
 

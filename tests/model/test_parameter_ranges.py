@@ -2,8 +2,8 @@
 (``ranges``). A creature value or a --set override outside it is one error line naming the file,
 the key and the range, before anything is built; a template whose ranges are missing or broken
 is refused naming the template file and key."""
-import yaml
 import pytest
+import yaml
 
 from musclewalk.cli import main
 from musclewalk.model.template import CreatureError, load_creature, models_dir

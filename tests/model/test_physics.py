@@ -36,7 +36,8 @@ def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models)
 
 
 def test_models_without_physics_keep_their_settings():
-    meta = json.loads((REPO / "models/optimized/HumanLegs-walk-1.3/earlier/smooth-contact/optimized.meta.json")
+    meta = json.loads((REPO / "models/optimized/HumanLegs-walk-1.3/earlier/"
+                              "smooth-contact/optimized.meta.json")
                       .read_text())
     assert "physics" not in meta
     assert integrator_settings(meta) == ("semi_explicit_euler2", 1e-3)

@@ -1,7 +1,6 @@
 """Routing / property / passive vectors: exact round trips that change nothing else."""
 import numpy as np
 import pytest
-from lxml import etree
 
 from musclewalk.model.meta import load_meta
 from musclewalk.model.osim import write_atomic, xml_bytes
@@ -66,7 +65,7 @@ def test_mirrored_points_stay_mirrored(built_models):
         if m["side"] != "r" or not m["name"].endswith("_r"):
             continue
         left = m["name"][:-2] + "_l"
-        for k, p in enumerate(m["points"]):
+        for _k, p in enumerate(m["points"]):
             r = tree.xpath(f"//*[@name='{m['name']}']//PathPoint[@name='{p['name']}']/location")[0]
             l_name = p["name"].replace(m["name"], left)
             l_el = tree.xpath(f"//*[@name='{left}']//PathPoint[@name='{l_name}']/location")[0]

@@ -1,4 +1,5 @@
-"""Shared fixtures of the optimization tests: small settings (population 4, 0.3 s evaluations) that keep each generation to about a second."""
+"""Shared fixtures of the optimization tests: small settings (population 4, 0.3 s evaluations)
+that keep each generation to about a second."""
 import pytest
 
 

@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 
 from musclewalk.cli import main
-from musclewalk.optimize.driver import (CHECKPOINT, LOCK, Optimization, acquire_run_lock,
-                                        load_checkpoint, release_run_lock)
+from musclewalk.optimize.driver import (
+    CHECKPOINT,
+    LOCK,
+    Optimization,
+    acquire_run_lock,
+    load_checkpoint,
+    release_run_lock,
+)
 from musclewalk.optimize.evaluate import EvaluationTask, Evaluator
 from musclewalk.sim.engine import OpenSimEngine
 
@@ -101,6 +107,7 @@ def test_a_stuck_worker_is_killed_by_the_wall_clock_backstop(monkeypatch):
     """A call that never returns (no control step, so no CPU check) is ended by the backstop:
     the stuck candidate is a failure with its reason, the others are evaluated normally."""
     import stuck_worker
+
     from musclewalk.optimize import evaluators
     monkeypatch.setattr(evaluators, "evaluate_task", stuck_worker.maybe_hang)
     pool = evaluators.ProcessEvaluator(2, backstop=5.0)

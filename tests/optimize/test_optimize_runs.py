@@ -19,10 +19,8 @@ from musclewalk.cli import main
 from musclewalk.model.meta import load_meta
 from musclewalk.model.vectors import KINDS, ModelVectors, parse_osim
 from musclewalk.opensim_env import import_opensim
-from musclewalk.optimize.driver import (CHECKPOINT, Optimization, OptimizationError, Settings,
-                                       load_checkpoint)
-from musclewalk.optimize.evaluate import (FAILURE_SCORE, EvaluationTask, Evaluator,
-                                          evaluate_task)
+from musclewalk.optimize.driver import CHECKPOINT, Optimization, OptimizationError, Settings, load_checkpoint
+from musclewalk.optimize.evaluate import FAILURE_SCORE, EvaluationTask, Evaluator, evaluate_task
 from musclewalk.sim.runner import Simulator
 
 WALL_COLUMNS = ["wall_time", "generation_wall"]
@@ -439,6 +437,7 @@ def test_a_committed_checkpoint_from_before_objective_files_resumes(tmp_path):
     """The committed checkpoints were pickled before objectives became files: they resume with
     the default objective (the paper's, whose terms they were scored with)."""
     import shutil
+
     from musclewalk.optimize.driver import Optimization, Settings, release_run_lock
     src = Path(__file__).resolve().parents[2] / "models" / "optimized" / "HumanLegs-walk-1.3"
     run = tmp_path / "run"
@@ -454,3 +453,38 @@ def test_a_committed_checkpoint_from_before_objective_files_resumes(tmp_path):
         assert opt.objective.combine(best["averages"])[0] == pytest.approx(best["objective"])
     finally:
         release_run_lock(run)
+
+
+def test_a_checkpoint_holds_no_musclewalk_class(tmp_path, capsys):
+    """Settings and state are stored as plain data (and settings.json beside them), so that a
+    renamed or moved class does not break --resume; a checkpoint of the earlier format (pickled
+    objects) still loads."""
+    import io
+    import pickle
+    out = tmp_path / "run"
+    assert main(["optimize", "HumanLegs", "--speed", "1.3", "--duration", "0.05", "--generations",
+                 "1", "--evaluator", "serial", "--quiet", "--out", str(out)]) == 0, \
+        capsys.readouterr().err
+    data = (out / CHECKPOINT).read_bytes()
+    classes = []
+
+    class Recording(pickle.Unpickler):
+        def find_class(self, module, name):
+            classes.append(f"{module}.{name}")
+            return super().find_class(module, name)
+
+    Recording(io.BytesIO(data)).load()
+    assert classes and not [c for c in classes if c.startswith("musclewalk")], classes
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["speed"] == 1.3 and settings["objective"] == "geijtenbeek2013"
+    saved_settings, state = load_checkpoint(out / CHECKPOINT)
+    assert isinstance(saved_settings, Settings) and state.generation == 1
+    # the earlier format: the objects themselves
+    old = pickle.loads(data)
+    legacy = {"settings": saved_settings, "state": state}
+    (out / CHECKPOINT).write_bytes(pickle.dumps(legacy))
+    again_settings, again = load_checkpoint(out / CHECKPOINT)
+    assert again_settings.speed == 1.3 and again.generation == 1 and old["format"] == 2
+    assert main(["optimize", "HumanLegs", "--resume", "--generations", "2", "--quiet",
+                 "--out", str(out)]) == 0, capsys.readouterr().err
+    assert load_checkpoint(out / CHECKPOINT)[1].generation == 2

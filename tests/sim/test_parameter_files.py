@@ -4,7 +4,6 @@ it in one line before simulating."""
 import json
 from pathlib import Path
 
-
 from musclewalk.cli import main
 
 REPO = Path(__file__).resolve().parents[2]

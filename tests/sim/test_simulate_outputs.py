@@ -7,8 +7,8 @@ import shutil
 import pytest
 
 from musclewalk.cli import main
-from musclewalk.sim import outputs
 from musclewalk.io_checks import RUN_MARKER
+from musclewalk.sim import outputs
 from musclewalk.sim.outputs import FILES
 from musclewalk.sim.runner import Simulator
 

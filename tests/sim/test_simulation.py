@@ -1,6 +1,5 @@
 """Short real OpenSim simulations: outputs, moment arms, ground reaction forces."""
 import json
-import math
 
 import numpy as np
 import pandas as pd
@@ -57,7 +56,7 @@ def test_simulate_writes_outputs_that_opensim_reads(built_models, tmp_path, caps
 def test_moment_arm_vectors_match_opensim(humanlegs):
     """Eq. 9 vectors from the path geometry, projected on the coordinate axis, equal OpenSim's
     own moment arms in a non-trivial pose."""
-    osim = import_opensim()
+    import_opensim()
     sim = humanlegs
     eng = sim.engine
     s = eng.initial_state({"hip_flexion_r": 0.4, "hip_adduction_r": -0.1, "knee_angle_r": 0.7,
@@ -260,8 +259,8 @@ def test_a_stalled_integrator_ends_the_run_instead_of_hanging(built_models):
 def test_the_first_excitations_drive_the_first_interval(built_models):
     """The Manager starts after the controller's first output is set, so [0, dt) runs on it (it
     used to run on the 0.02 set before the Manager was initialized)."""
-    from musclewalk.sim.engine import OpenSimEngine
     from musclewalk.model.meta import load_meta
+    from musclewalk.sim.engine import OpenSimEngine
     path = built_models["HumanLegs"]
     eng = OpenSimEngine(path, load_meta(path))
     activations = []

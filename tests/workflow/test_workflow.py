@@ -60,3 +60,25 @@ def test_filmstrip_places_the_feet_on_the_ground(built_models, tmp_path):
         main(["analyze", str(sim_dir), "-o", str(tmp_path / "c.json"), "--picture",
               str(tmp_path / "c.png"), "--window", "0.3,0.1"])
     assert bad.value.code == 2 and not (tmp_path / "c.png").exists()
+
+
+def test_snakemake_lint_has_no_findings():
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--lint"], capture_output=True,
+                          text=True, cwd=REPO, timeout=300)
+    assert proc.returncode == 0 and "Lints for" not in proc.stdout + proc.stderr, \
+        (proc.stdout + proc.stderr)[-3000:]
+
+
+def test_the_tiny_test_config_runs_the_whole_chain(tmp_path):
+    """.test/config/config.yaml: build, render, optimize (1 generation of 0.2 s), simulate,
+    analyze and report, for real."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "all", "--directory", str(tmp_path),
+         "--snakefile", str(REPO / "Snakefile"), "--configfile",
+         str(REPO / ".test" / "config" / "config.yaml")],
+        capture_output=True, text=True, cwd=REPO, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = (tmp_path / "results" / "report.md").read_text()
+    assert "| HumanLegs-walk-1.3 |" in report and "tiny (1 generations" in report
+    best = json.loads((tmp_path / "results/optimize/HumanLegs-walk-1.3/best.json").read_text())
+    assert best["evaluations"] == 20 and best["duration"] == 0.2

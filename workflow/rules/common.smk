@@ -8,6 +8,9 @@ import jsonschema
 import yaml
 from snakemake.utils import validate
 
+# the software environment of every step (with --sdm conda): the project's environment.yml
+CONDA_ENV = "../../environment.yml"
+
 # the parts of a run name <creature>-<task>-<speed>; the Snakefile's wildcard constraints
 NAME = r"[A-Za-z0-9_]+"
 TASK = r"[a-z]+"

@@ -9,6 +9,8 @@ rule build_model:
         meta="results/models/{creature}.meta.json",
     log:
         "results/logs/build_{creature}.log",
+    conda:
+        CONDA_ENV
     shell:
         "musclewalk build {input.creature} -o {output.osim} > {log} 2>&1"
 
@@ -21,5 +23,7 @@ rule render_model:
         "results/models/{creature}.png",
     log:
         "results/logs/render_{creature}.log",
+    conda:
+        CONDA_ENV
     shell:
         "musclewalk render {input.osim} -o {output} > {log} 2>&1"

@@ -15,5 +15,7 @@ rule optimize:
         "results/logs/optimize_{creature}-{task}-{speed}.log",
     params:
         arguments=lambda wc, input, threads: optimize_arguments(wc, input, threads),
+    conda:
+        CONDA_ENV
     shell:
         "musclewalk optimize {params.arguments} --quiet --out {output} > {log} 2>&1"

@@ -8,7 +8,10 @@ rule simulate_best:
         "results/logs/simulate_{creature}-{task}-{speed}.log",
     params:
         out="results/simulate/{creature}-{task}-{speed}",
+        duration=BUDGET["simulate_duration"],
+    conda:
+        CONDA_ENV
     shell:
         "musclewalk simulate {input}/optimized.osim --params {input}/best.json "
-        "--speed {wildcards.speed} --duration {BUDGET[simulate_duration]} --out {params.out} "
+        "--speed {wildcards.speed} --duration {params.duration} --out {params.out} "
         "> {log} 2>&1"
