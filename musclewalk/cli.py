@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .constants import CONTROL_INTERVAL
 
 
 class UsageError(Exception):
@@ -35,15 +36,15 @@ def _cmd_build(args):
           f"muscle properties {counts['properties']}, passive gains {counts['passive']}")
     print(f"wrote {args.out} and its metadata")
     if args.picture:
-        from .model.render import render_model
+        from .analysis.render import render_model
         render_model(args.out, args.picture)
         print(f"wrote {args.picture}")
 
 
 def _cmd_render(args):
+    from .analysis.render import render_model
     from .io_checks import check_model, check_output_file, parse_model_file
     from .model.meta import meta_path
-    from .model.render import render_model
     check_output_file(args.out, "-o")
     if meta_path(args.model).exists():
         meta = check_model(args.model)      # a musclewalk model: it and its metadata must match
@@ -89,8 +90,8 @@ def _cmd_simulate(args):
     _number("--turn-rate", args.turn_rate, "a turning velocity >= 0 (deg/s; 0: straight)",
             lambda v: v >= 0)
     _number("--push-magnitude", args.push_magnitude, "a force >= 0 (N)", lambda v: v >= 0)
-    _number("--control-interval", args.control_interval, "a value in (0, 0.005] (s)",
-            lambda v: 0 < v <= 0.005 + 1e-12)
+    _number("--control-interval", args.control_interval,
+            f"a value in (0, {CONTROL_INTERVAL:g}] (s)", lambda v: 0 < v <= CONTROL_INTERVAL + 1e-12)
     if args.terrain_slope is not None:
         _number("--terrain-slope", args.terrain_slope, "a finite slope (deg)")
     if args.random_pushes < 0:
@@ -361,6 +362,61 @@ def _time_window(text: str) -> tuple:
     return start, end
 
 
+COMPARISON_FILES = ("comparison.json", "summary.md", "kinematics.png", "kinematics.svg",
+                    "grf.png", "grf.svg")
+
+
+def _cmd_compare(args):
+    import json
+
+    from .analysis import compare, gait, reference
+    from .io_checks import check_output_folder, replace_folder
+    if args.skip is not None:
+        _number("--skip", args.skip, "a time >= 0 (s)", lambda v: v >= 0)
+    inputs = [args.run] + list(args.trial or [])
+    check_output_folder(args.out, "-o", COMPARISON_FILES, keep=inputs)
+    if args.trial:
+        if args.run is not None:
+            raise UsageError("give a simulation folder or --trial, not both")
+        trial = gait.from_opensim_trial(*args.trial, body_mass=args.body_mass)
+        skip = args.skip if args.skip is not None else 0.0
+    else:
+        if args.run is None:
+            raise UsageError("give a simulation folder (musclewalk simulate --out) or --trial "
+                             "MODEL IK GRF LOADS")
+        trial = gait.from_simulation(args.run)
+        skip = args.skip if args.skip is not None else 2.0
+    ref = reference.load(args.reference)
+    sides = ("r", "l") if args.side == "both" else (args.side,)
+    holder = {}
+
+    def fill(folder):
+        holder["result"] = compare.write_comparison(trial, ref, folder, skip, sides)
+
+    try:
+        replace_folder(args.out, fill)
+    except gait.GaitError as exc:
+        if not args.record_failure:
+            raise
+        # the workflow goes on with a run that fell early: comparison.json says why
+        message = str(exc)
+
+        def record(folder):
+            (folder / "comparison.json").write_text(json.dumps(
+                {"trial": trial.name, "error": message, "gps_deg": None,
+                 "spatiotemporal": {}}, indent=1) + "\n")
+        replace_folder(args.out, record)
+        print(f"{trial.name}: {message}; wrote {args.out}/comparison.json")
+        return
+    r = holder["result"]
+    st = r["spatiotemporal"]
+    gps = r["gps_deg"]
+    print(f"{trial.name}: {sum(st['cycles'].values())} cycles after {skip:g} s; GPS "
+          f"{'n/a' if gps is None else format(gps, '.1f')} deg against {ref.name}; cadence "
+          f"{st['cadence_steps_per_min']:.0f} steps/min, stance {st['stance_percent']:.0f} %; "
+          f"wrote {args.out}")
+
+
 def _cmd_analyze(args):
     import json
 
@@ -438,20 +494,24 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0, help="seed of random pushes and turns")
     s.add_argument("--terrain-slope", type=float, metavar="DEG",
                    help="ramps whose slope changes randomly every metre within +-DEG (flat if absent)")
-    s.add_argument("--control-interval", type=float, default=0.005, help="s (<= 0.005)")
+    s.add_argument("--control-interval", type=float, default=CONTROL_INTERVAL,
+                   help=f"s (<= {CONTROL_INTERVAL:g})")
     s.add_argument("--no-terminate", action="store_true",
                    help="do not stop at the paper's termination rules")
     s.set_defaults(func=_cmd_simulate)
 
+    from .optimize.driver import Settings
+    default = Settings(model="", speed=1.0)   # the help shows the optimizer's own defaults
     s = sub.add_parser("optimize", help="CMA-ES over control, routing, muscles, initial state")
     s.add_argument("creature", help="preset name, creature YAML, a built .osim, or an experiment "
                                     "file (config/experiments/*.yaml: creature, objective, "
                                     "stages; the file sets speed, duration, seed, ...)")
     s.add_argument("--speed", type=float, help="target forward speed, m/s (required for a new run)")
-    s.add_argument("--duration", type=float, help="t_max of an evaluation, s (default 10)")
+    s.add_argument("--duration", type=float, help=f"t_max of an evaluation, s (default {default.duration:g})")
     s.add_argument("--generations", type=int, default=None,
-                   help="generation limit (default 100; on --resume: the run's own limit)")
-    s.add_argument("--seed", type=int, help="CMA-ES seed, >= 1 (default 1)")
+                   help=f"generation limit (default {default.generations}; on --resume: the run's "
+                        "own limit)")
+    s.add_argument("--seed", type=int, help=f"CMA-ES seed, >= 1 (default {default.seed})")
     s.add_argument("--init", help="warm start from an earlier run's best.json")
     s.add_argument("--init-from-other-creature", action="store_true",
                    help="allow --init from another creature, or a file with parameters missing "
@@ -459,20 +519,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--clip-init", action="store_true",
                    help="start from the nearest bound where an --init value is outside the "
                         "bounds (default: refuse)")
-    s.add_argument("--sigma", type=float, help="initial CMA-ES step size (default 1)")
+    s.add_argument("--sigma", type=float, help=f"initial CMA-ES step size (default {default.sigma:g})")
     s.add_argument("--objective", help="objective: a name in models/objectives/ or a .yaml file "
-                                       "(default geijtenbeek2013, the paper's eq. 32-37)")
-    s.add_argument("--workers", type=int, help="worker processes (default 0: all cores)")
+                                       f"(default {default.objective}, the paper's eq. 32-37)")
+    s.add_argument("--workers", type=int, help=f"worker processes (default {default.workers}: all cores)")
     s.add_argument("--evaluator", choices=["process", "serial", "dask"])
     s.add_argument("--scheduler", help="dask scheduler address (with --evaluator dask)")
     s.add_argument("--extra-generations", type=int,
-                   help="generations to keep improving once all thresholds are met (default 20)")
+                   help="generations to keep improving once all thresholds are met "
+                        f"(default {default.extra_generations})")
     s.add_argument("--stagnation", type=int,
-                   help="stop after this many generations without improvement (default 200)")
+                   help="stop after this many generations without improvement "
+                        f"(default {default.stagnation})")
     s.add_argument("--cpu-limit", type=float,
                    help="CPU s per simulated s before an evaluation is penalized as grinding "
-                        "(default 60; CPU time of the evaluation, so machine load does not "
-                        "change results)")
+                        f"(default {default.cpu_limit:g}; CPU time of the evaluation, so machine "
+                        "load does not change results)")
     s.add_argument("--wall-backstop", type=float,
                    help="wall s without any finished evaluation before the workers are killed "
                         "as stuck (default 3 x cpu-limit x duration + 600)")
@@ -495,6 +557,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="draw only this time window, s (default: the whole run; START must lie "
                         "within the run, END is clipped to its end)")
     s.set_defaults(func=_cmd_analyze)
+
+    s = sub.add_parser("compare", help="a gait against human reference data (gait cycles, "
+                                       "clinical angles, GRF, spatiotemporal, GPS)")
+    s.add_argument("run", type=Path, nargs="?", help="folder written by 'musclewalk simulate'")
+    s.add_argument("--trial", nargs=4, type=Path, metavar=("MODEL", "IK", "GRF", "LOADS"),
+                   help="a lab trial instead: .osim model, IK .mot, GRF .mot, ExternalLoads .xml")
+    s.add_argument("--body-mass", type=float, help="kg, for --trial (default: the model's mass)")
+    s.add_argument("--reference", help="normative (default: gaitutils' normative data) or a CSV "
+                                       "with columns variable, percent, mean, sd")
+    s.add_argument("--side", choices=["r", "l", "both"], default="both")
+    s.add_argument("--skip", type=float,
+                   help="s of start-up left out (default 2 for a simulation, 0 for a trial)")
+    s.add_argument("-o", "--out", type=Path, required=True,
+                   help="folder for comparison.json, summary.md, kinematics.png/svg, grf.png/svg")
+    s.add_argument("--record-failure", action="store_true",
+                   help="when the trial has no complete gait cycle, write comparison.json with "
+                        "the reason (exit 0) instead of failing (for workflows)")
+    s.set_defaults(func=_cmd_compare)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
     s.add_argument("model", type=Path)

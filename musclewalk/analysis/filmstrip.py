@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model.render import side_from_name
 from ..opensim_env import import_opensim
 from ..sim.outputs import read_storage
+from .render import side_from_name
 
 
 def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..constants import CONTROL_INTERVAL
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, touch_downs
 from ..measures.integral import StepIntegral
@@ -63,7 +64,7 @@ def summarize(sim_dir) -> dict:
                      for k in range(len(muscles))])
     time = muscles["time"].to_numpy()
     simulated_time = float(summary["simulated_time"])
-    energy_integral = StepIntegral(["energy"], float(summary.get("control_interval", 0.005)))
+    energy_integral = StepIntegral(["energy"], float(summary.get("control_interval", CONTROL_INTERVAL)))
     for tk, rk in zip(time, rate):
         energy_integral.add(tk, {"energy": rk})
     energy = energy_integral.totals(simulated_time)["energy"]

@@ -29,6 +29,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from ..constants import CONTROL_NORMALIZATION_GRAVITY
 from .delays import delay_steps_from_seconds
 from .targets import base_pose_features  # re-exported for the sim stage
 
@@ -130,7 +131,7 @@ class ControlModel:
     leg_length: float
     dt: float
     head_body: int | None = None
-    gravity: float = 9.81
+    gravity: float = CONTROL_NORMALIZATION_GRAVITY
     trunk_pitch0: float = 0.0
     upper_leg_pitch0: float = 0.0
     knee0: float = 0.0

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-GRAVITY = 9.80665            # m/s^2
+from ..constants import GRAVITY
+
 CONTACT_FRACTION = 0.05      # a foot is in contact above 5 % of body weight
 
 

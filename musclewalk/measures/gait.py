@@ -13,6 +13,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
+from ..constants import GRAVITY
 from .events import StepDetector, contact_threshold
 from .metabolics import metabolic_rate, muscle_masses
 
@@ -158,5 +159,30 @@ class MetabolicRatePerKg(Measure):
         return self.rate(sample.excitation, sample.muscles) / self.context.body_mass
 
 
+class MetabolicCostPerTargetDistance(MetabolicRatePerKg):
+    """Metabolic energy per body mass and metre at the target speed, J/(kg m): the metabolic
+    rate per kg divided by the target speed, so that its average over t_max is the energy per
+    kg and per metre the task asks for (Wang et al. 2012 make metabolic energy a main term; at a
+    held speed this is the cost of transport)."""
+    name, unit = "metabolic_cost_per_target_distance", "J/(kg m)"
+
+    def value(self, sample):
+        return super().value(sample) / self.context.target_speed
+
+
+class VerticalGrfExcess(Measure):
+    """Vertical ground reaction force above 1.4 body weights, summed over the feet, in body
+    weights (0 below): heel-strike impacts that human gait avoids (SCONE's ReactionForceMeasure,
+    max 1.4 BW)."""
+    name, unit = "vertical_grf_excess", "BW"
+    LIMIT = 1.4
+
+    def value(self, sample):
+        weight = self.context.body_mass * GRAVITY
+        excess = sample.sensors.foot_grf[:, 1] / weight - self.LIMIT
+        return float(np.clip(excess, 0.0, None).sum())
+
+
 MEASURES: dict[str, type[Measure]] = {m.name: m for m in (
-    SpeedError, HeadOrientationError, HeadVelocityError, FootSlide, MetabolicRatePerKg)}
+    SpeedError, HeadOrientationError, HeadVelocityError, FootSlide, MetabolicRatePerKg,
+    MetabolicCostPerTargetDistance, VerticalGrfExcess)}

@@ -30,6 +30,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from ..constants import CONTROL_INTERVAL
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.meta import load_meta, meta_path, write_meta
 from ..model.osim import write_atomic
@@ -318,7 +319,7 @@ class Optimization:
         s.validate()
         self.objective = self._objective(s)
         self.meta = load_meta(s.model)
-        self.control_model = control_model_from_meta(self.meta, 0.005)
+        self.control_model = control_model_from_meta(self.meta, CONTROL_INTERVAL)
         self.space = ParameterSpace(self.meta, self.control_model)
         self._check_model()
         if not resume:

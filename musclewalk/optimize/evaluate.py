@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Mapping
 
+from ..constants import CONTROL_INTERVAL
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder
 from ..model.meta import load_meta
 from ..model.osim import write_atomic, xml_bytes
@@ -64,7 +65,7 @@ class EvaluationTask:
     model: str                    # base .osim (with .meta.json beside it)
     speed: float
     duration: float
-    control_interval: float = 0.005
+    control_interval: float = CONTROL_INTERVAL
     cpu_limit: float = CPU_PER_SIMULATED_SECOND   # CPU s of the evaluating thread per simulated s
     objective: Objective | None = None            # None: the default objective file
 

@@ -8,6 +8,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import CONTROL_INTERVAL
 from ..control.controller import Controller
 from ..model.meta import load_meta
 from .bridge import SensorBridge, control_model_from_meta
@@ -65,7 +66,7 @@ class Simulator:
     """One creature in one process: model, Manager, controller description and sensor bridge
     are built once and reused for every run."""
 
-    def __init__(self, osim_path, meta: Mapping | None = None, control_interval: float = 0.005,
+    def __init__(self, osim_path, meta: Mapping | None = None, control_interval: float = CONTROL_INTERVAL,
                  integrator: str | None = None, accuracy: float | None = None,
                  terrain=None):
         self.meta = meta if meta is not None else load_meta(osim_path)

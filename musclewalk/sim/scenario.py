@@ -9,6 +9,8 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..constants import CONTROL_INTERVAL
+
 PUSH_DURATION = 0.2          # s, paper §6.2
 # longest simulation (t_max) accepted: longer is a typo, not an experiment (optimize has the same
 # bound); a 600 s recording is ~120 000 control steps
@@ -98,7 +100,7 @@ class Scenario:
     duration: float = 10.0                  # t_max, s
     heading: Callable[[float], float] | float = 0.0
     pushes: Sequence[Push] = field(default_factory=list)
-    control_interval: float = 0.005
+    control_interval: float = CONTROL_INTERVAL
     terminate: bool = True                  # apply the paper's termination rules (§5)
 
     def validate(self) -> None:
@@ -107,7 +109,7 @@ class Scenario:
         if not (math.isfinite(self.duration) and 0 < self.duration <= MAX_DURATION):
             raise ValueError(f"duration: must be positive and at most {MAX_DURATION:g} s, "
                              f"got {self.duration!r}")
-        if not (0 < self.control_interval <= 0.005 + 1e-12):
+        if not (0 < self.control_interval <= CONTROL_INTERVAL + 1e-12):
             raise ValueError(f"control interval: must be in (0, 5 ms], got {self.control_interval!r}")
 
     def heading_at(self, t: float) -> float:

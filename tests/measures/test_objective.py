@@ -311,3 +311,22 @@ def test_v_base_counts_alternating_touch_downs_and_decays_without_steps():
     for k in range(6, 10):
         feed_contacts(k, 1, 1, 0.4)    # no new step: decays once t - t_k exceeds 0.02 s
     assert rec.measures["speed"].v_base == pytest.approx(0.3 / (9 * DT - 0.025))
+
+
+def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw():
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    rec = ObjectiveRecorder(fake_sim(), scenario, Objective.load("humanlike"))
+    weight = BODY_MASS * 9.80665
+    for k in range(N + 1):
+        sensors, raw = step(k)
+        # the right foot at 2.0 BW for the first 4 samples (0.6 BW above the limit), the left
+        # always below it
+        sensors.foot_grf[0, 1] = 2.0 * weight if k < 4 else 0.5 * weight
+        sensors.foot_grf[1, 1] = 1.0 * weight
+        rec(sensors, EXCITATION, FakeEngine(), raw)
+    avg = rec.finish(T_MAX, terminated=False)
+    assert avg["cot"] == pytest.approx(EFFORT / TARGET, rel=1e-12)     # J/(kg m)
+    assert avg["grf"] == pytest.approx(4 * 0.6 / N, rel=1e-9)
+    score, terms = rec.objective.combine(avg)
+    assert terms["cot"] == pytest.approx(EFFORT / TARGET) and terms["grf"] == pytest.approx(2.4)
+    assert rec.objective.term_names == ("speed", "headori", "headvel", "slide", "cot", "grf")

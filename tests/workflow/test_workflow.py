@@ -82,3 +82,8 @@ def test_the_tiny_test_config_runs_the_whole_chain(tmp_path):
     assert "| HumanLegs-walk-1.3 |" in report and "tiny (1 generations" in report
     best = json.loads((tmp_path / "results/optimize/HumanLegs-walk-1.3/best.json").read_text())
     assert best["evaluations"] == 20 and best["duration"] == 0.2
+    # 0.2 s hold no gait cycle: the comparison says so and the workflow goes on
+    comparison = json.loads((tmp_path / "results/compare/HumanLegs-walk-1.3/comparison.json")
+                            .read_text())
+    assert "no complete gait cycle after 2 s" in comparison["error"]
+    assert "no complete gait cycle" in report

@@ -13,10 +13,28 @@ rule analyze:
         "musclewalk analyze $(dirname {input}) -o {output.summary} --picture {output.picture} > {log} 2>&1"
 
 
+# The gait against the human normative reference (gaitutils): cycles after 2 s, clinical angles,
+# GRF, spatiotemporal parameters, Gait Profile Score.
+rule compare:
+    input:
+        "results/simulate/{run}/summary.json",
+    output:
+        "results/compare/{run}/comparison.json",
+    log:
+        "results/logs/compare_{run}.log",
+    params:
+        out="results/compare/{run}",
+    conda:
+        CONDA_ENV
+    shell:
+        "musclewalk compare $(dirname {input}) --record-failure -o {params.out} > {log} 2>&1"
+
+
 rule report:
     input:
         summaries=expand("results/analysis/{run}.json", run=RUNS),
         pictures=expand("results/analysis/{run}.png", run=RUNS),
+        comparisons=expand("results/compare/{run}/comparison.json", run=RUNS),
     output:
         "results/report.md",
     log:

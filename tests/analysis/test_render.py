@@ -1,10 +1,10 @@
-"""Tests for the model picture (musclewalk.model.render)."""
+"""Tests for the model picture (musclewalk.analysis.render)."""
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from musclewalk.model.render import DPI, FIGSIZE, _extract, render_model
+from musclewalk.analysis.render import DPI, FIGSIZE, _extract, render_model
 
 REFERENCE = Path("/work/shared/reference/opensim-gait10dof18musc/gait10dof18musc.osim")
 

@@ -1,0 +1,230 @@
+"""`musclewalk compare`: a trial (a simulation folder or a lab's OpenSim files) against human
+reference gait data, per gait cycle and in clinical conventions (see `gait` and `reference`).
+
+Per variable (mean curve over the cycles of each side against the reference mean): RMSE (the
+Gait Variable Score of Baker et al. 2009), RMSE after removing the mean offset (pelvis and
+segment frames differ between models and labs), Pearson r, mean |z| and the share of the cycle
+within 1 and 2 reference SD, range of motion and peaks with their timing. Overall: the Gait
+Profile Score (RMS of the nine GVS of a side; both sides: RMS of all 18), vertical GRF peaks and
+valley (body weights, % of the cycle), the spatiotemporal table next to the reference norms."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from . import gait, reference
+from .reference import CURVES, GPS_VARIABLES, PERCENT, VARIABLES
+
+LABELS = {k: label for k, (_, label) in VARIABLES.items()}
+
+
+def _pearson(a, b) -> float | None:
+    if np.std(a) < 1e-9 or np.std(b) < 1e-9:
+        return None
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def curve_metrics(curve, ref_mean, ref_sd) -> dict:
+    """Metrics of a (51,) curve against the reference mean and SD (degrees)."""
+    curve, ref_mean, ref_sd = (np.asarray(v, float) for v in (curve, ref_mean, ref_sd))
+    diff = curve - ref_mean
+    z = np.abs(diff) / np.maximum(ref_sd, 1e-9)
+    return {
+        "rmse_deg": float(np.sqrt(np.mean(diff ** 2))),
+        "rmse_offset_removed_deg": float(np.sqrt(np.mean((diff - diff.mean()) ** 2))),
+        "mean_offset_deg": float(diff.mean()),
+        "r": _pearson(curve, ref_mean),
+        "mean_abs_z": float(z.mean()),
+        "percent_within_1sd": float(100.0 * np.mean(z <= 1.0)),
+        "percent_within_2sd": float(100.0 * np.mean(z <= 2.0)),
+        "range_of_motion_deg": float(curve.max() - curve.min()),
+        "reference_range_of_motion_deg": float(ref_mean.max() - ref_mean.min()),
+        "peak_deg": float(curve.max()), "peak_percent": float(PERCENT[int(np.argmax(curve))]),
+        "reference_peak_deg": float(ref_mean.max()),
+        "reference_peak_percent": float(PERCENT[int(np.argmax(ref_mean))]),
+    }
+
+
+def gait_profile_score(gvs: dict) -> float | None:
+    """RMS of the Gait Variable Scores (RMSE per variable), Baker et al. 2009."""
+    values = [v for v in gvs.values() if v is not None and math.isfinite(v)]
+    return float(np.sqrt(np.mean(np.square(values)))) if values else None
+
+
+def vgrf_features(curve) -> dict:
+    """First peak (0-35 %), valley (between the peaks) and second peak (35-62 %) of a vertical GRF
+    curve in body weights over the cycle."""
+    curve = np.asarray(curve, float)
+    first = (PERCENT <= 35.0)
+    second = (PERCENT > 35.0) & (PERCENT <= 62.0)
+    i1 = int(np.argmax(np.where(first, curve, -np.inf)))
+    i2 = int(np.argmax(np.where(second, curve, -np.inf)))
+    lo, hi = sorted((i1, i2))
+    iv = lo + int(np.argmin(curve[lo:hi + 1])) if hi > lo else lo
+    return {"peak1_bw": float(curve[i1]), "peak1_percent": float(PERCENT[i1]),
+            "valley_bw": float(curve[iv]), "valley_percent": float(PERCENT[iv]),
+            "peak2_bw": float(curve[i2]), "peak2_percent": float(PERCENT[i2])}
+
+
+def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r", "l")) -> dict:
+    cycles = gait.gait_cycles(trial, skip=skip)
+    counted = [c for c in cycles if c.side in sides]
+    if not counted:
+        raise gait.GaitError(f"{trial.name}: no complete gait cycle after {skip:g} s")
+    out = {"trial": trial.name, "source": trial.source | {"segments": None},
+           "reference": {"name": ref.name, "source": ref.source}, "skip_s": skip,
+           "body_mass_kg": trial.body_mass, "sides": list(sides), "variables": {},
+           "curves": {}, "vgrf": {}}
+    all_gvs = {}
+    for side in sides:
+        if not any(c.side == side for c in cycles):
+            continue
+        gvs = {}
+        for variable in CURVES:
+            rows = gait.normalized(trial, cycles, side, variable)
+            mean, sd = rows.mean(axis=0), rows.std(axis=0)
+            out["curves"][f"{side}.{variable}"] = {"mean": mean.tolist(), "sd": sd.tolist(),
+                                                   "cycles": len(rows)}
+            if variable in ref.curves:
+                metrics = curve_metrics(mean, *ref.curves[variable])
+                out["variables"][f"{side}.{variable}"] = metrics
+                if variable in GPS_VARIABLES:
+                    gvs[variable] = metrics["rmse_deg"]
+        all_gvs.update({f"{side}.{k}": v for k, v in gvs.items()})
+        out[f"gps_{side}_deg"] = gait_profile_score(gvs)
+        rows = gait.normalized_vgrf(trial, cycles, side)
+        out["vgrf"][side] = {"mean": rows.mean(axis=0).tolist(), "sd": rows.std(axis=0).tolist(),
+                             **vgrf_features(rows.mean(axis=0))}
+    out["gps_deg"] = gait_profile_score(all_gvs)
+    out["map_deg"] = {v: gait_profile_score({k: all_gvs[f"{s}.{v}"] for s in sides
+                                            if f"{s}.{v}" in all_gvs for k in [s]})
+                      for v in CURVES}
+    out["spatiotemporal"] = gait.spatiotemporal(trial, counted)
+    out["spatiotemporal_reference"] = ref.scalars
+    out["cycles"] = [{"side": c.side, "start_s": c.start, "end_s": c.end,
+                      "foot_off_percent": c.percent(c.foot_off)} for c in cycles]
+    return out
+
+
+# ---------------------------------------------------------------------------------- figures
+def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path) -> list[Path]:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(11, 9), dpi=110)
+    FigureCanvasAgg(fig)
+    colours = {"r": "#c0392b", "l": "#2471a3"}
+    for i, variable in enumerate(CURVES):
+        ax = fig.add_subplot(3, 3, i + 1)
+        if variable in ref.curves:
+            m, s = ref.curves[variable]
+            ax.fill_between(PERCENT, m - s, m + s, color="0.82", lw=0, label=ref.name)
+            ax.plot(PERCENT, m, color="0.55", lw=1)
+        for side in result["sides"]:
+            key = f"{side}.{variable}"
+            if key not in result["curves"]:
+                continue
+            c = result["curves"][key]
+            mean, sd = np.array(c["mean"]), np.array(c["sd"])
+            ax.plot(PERCENT, mean, color=colours[side], lw=1.6, label=f"{side} (n={c['cycles']})")
+            ax.fill_between(PERCENT, mean - sd, mean + sd, color=colours[side], alpha=0.15, lw=0)
+            offs = [c_["foot_off_percent"] for c_ in result["cycles"] if c_["side"] == side]
+            if offs:
+                ax.axvline(np.mean(offs), color=colours[side], lw=0.8, ls="--")
+            metrics = result["variables"].get(key)
+            if metrics:
+                r = metrics["r"]
+                ax.text(0.02, 0.97 - 0.1 * result["sides"].index(side),
+                        f"{side}: RMSE {metrics['rmse_deg']:.1f}°, r "
+                        + ("n/a" if r is None else f"{r:.2f}"),
+                        transform=ax.transAxes, va="top", fontsize=7, color=colours[side])
+        ax.set_title(LABELS[variable], fontsize=9)
+        ax.set_xlim(0, 100)
+        ax.tick_params(labelsize=7)
+        if i >= 6:
+            ax.set_xlabel("% gait cycle", fontsize=8)
+        if i % 3 == 0:
+            ax.set_ylabel("deg", fontsize=8)
+        if i == 0:
+            ax.legend(fontsize=6, loc="lower left")
+    gps = result.get("gps_deg")
+    fig.suptitle(f"{result['trial']} vs {ref.name}: GPS "
+                 + ("n/a" if gps is None else f"{gps:.1f}°"), fontsize=11)
+    fig.tight_layout()
+    return _save(fig, path_base)
+
+
+def grf_sheet(result: dict, path_base: Path) -> list[Path]:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(5, 3.4), dpi=110)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    colours = {"r": "#c0392b", "l": "#2471a3"}
+    for side, v in result["vgrf"].items():
+        mean, sd = np.array(v["mean"]), np.array(v["sd"])
+        ax.plot(PERCENT, mean, color=colours[side], label=side)
+        ax.fill_between(PERCENT, mean - sd, mean + sd, color=colours[side], alpha=0.15, lw=0)
+    ax.set_xlabel("% gait cycle")
+    ax.set_ylabel("vertical GRF (body weights)")
+    ax.set_xlim(0, 100)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return _save(fig, path_base)
+
+
+def _save(fig, path_base: Path) -> list[Path]:
+    import io
+
+    from ..model.osim import write_atomic
+    paths = []
+    for ext in ("png", "svg"):
+        buf = io.BytesIO()
+        fig.savefig(buf, format=ext)
+        path = path_base.with_suffix(f".{ext}")
+        write_atomic(path, buf.getvalue())
+        paths.append(path)
+    return paths
+
+
+def summary_markdown(result: dict) -> str:
+    st, ref = result["spatiotemporal"], result["spatiotemporal_reference"]
+    fmt = lambda v, f=".2f": "n/a" if v is None else format(v, f)
+    lines = [f"# {result['trial']} against {result['reference']['name']}", "",
+             f"Gait Profile Score {fmt(result['gps_deg'], '.1f')}° (right "
+             f"{fmt(result.get('gps_r_deg'), '.1f')}°, left {fmt(result.get('gps_l_deg'), '.1f')}°; "
+             f"cycles after {result['skip_s']:g} s: {st.get('cycles')})", "",
+             "| variable | side | RMSE ° | RMSE offset removed ° | r | within 1 SD % |",
+             "|---|---|---|---|---|---|"]
+    for key, m in result["variables"].items():
+        side, variable = key.split(".", 1)
+        lines.append(f"| {variable} | {side} | {m['rmse_deg']:.1f} | "
+                     f"{m['rmse_offset_removed_deg']:.1f} | {fmt(m['r'])} | "
+                     f"{m['percent_within_1sd']:.0f} |")
+    lines += ["", "| spatiotemporal | trial | reference |", "|---|---|---|"]
+    for key in ("speed_m_per_s", "cadence_steps_per_min", "stride_length_m", "stance_percent",
+                "double_support_percent", "step_width_m"):
+        lines.append(f"| {key} | {fmt(st.get(key))} | {fmt(ref.get(key))} |")
+    lines += ["", "| vertical GRF (BW) | peak 1 | valley | peak 2 |", "|---|---|---|---|"]
+    for side, v in result["vgrf"].items():
+        lines.append(f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | "
+                     f"{v['valley_bw']:.2f} at {v['valley_percent']:.0f} % | "
+                     f"{v['peak2_bw']:.2f} at {v['peak2_percent']:.0f} % |")
+    return "\n".join(lines) + "\n"
+
+
+def write_comparison(trial: gait.Trial, ref: reference.Reference, out_dir, skip: float,
+                     sides=("r", "l")) -> dict:
+    """comparison.json, kinematics.png/svg, grf.png/svg and summary.md in ``out_dir``, written
+    only once the comparison succeeded (each file atomically)."""
+    from ..model.osim import write_atomic
+    result = compare(trial, ref, skip, sides)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    kinematics_sheet(result, ref, out_dir / "kinematics")
+    grf_sheet(result, out_dir / "grf")
+    write_atomic(out_dir / "summary.md", summary_markdown(result).encode())
+    write_atomic(out_dir / "comparison.json", (json.dumps(result, indent=1) + "\n").encode())
+    return result

@@ -1,0 +1,143 @@
+"""Human reference gait data.
+
+Default: the normative data that the PyPI package `gaitutils` (GPLv3, Helsinki University
+Hospital gait lab; https://github.com/Gait-lab-HUS/gaitutils) ships as package data: ``normal.gcd``
+(Vicon Plug-in Gait curves, mean and SD at 51 points over the gait cycle) and
+``timedist_normaldata.json`` (time-distance norms). The files are read where pip installed them,
+without importing gaitutils (its ``__init__`` imports modules whose dependencies it does not
+declare). A user's own reference: a CSV of normative bands with the columns
+``variable, percent, mean, sd`` (variables named as in `CURVES`)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+PERCENT = np.linspace(0.0, 100.0, 51)      # the reference's sampling of the gait cycle
+
+# our clinical variables -> (the GCD's name, the figures' label); Plug-in Gait conventions:
+# flexion, adduction, internal rotation, dorsiflexion, anterior pelvic tilt positive; pelvic
+# obliquity and rotation positive when the side is up / forward; foot progression internal +
+VARIABLES = {
+    "pelvis_tilt": ("PelvicTilt", "Pelvic tilt (ant +)"),
+    "pelvis_obliquity": ("PelvicObliquity", "Pelvic obliquity (up +)"),
+    "pelvis_rotation": ("PelvicRotation", "Pelvic rotation (int +)"),
+    "hip_flexion": ("HipFlexExt", "Hip flexion (+)"),
+    "hip_adduction": ("HipAbAdduct", "Hip adduction (+)"),
+    "hip_rotation": ("HipRotation", "Hip rotation (int +)"),
+    "knee_flexion": ("KneeFlexExt", "Knee flexion (+)"),
+    "ankle_dorsiflexion": ("DorsiPlanFlex", "Ankle dorsiflexion (+)"),
+    "foot_progression": ("FootProgression", "Foot progression (int +)"),
+}
+CURVES = {k: v[0] for k, v in VARIABLES.items()}
+# the nine variables of the Gait Profile Score (Baker et al. 2009)
+GPS_VARIABLES = tuple(CURVES)
+
+
+class ReferenceError(ValueError):
+    """A missing or unreadable reference; the message names the file."""
+
+
+@dataclass
+class Reference:
+    name: str
+    source: str
+    curves: dict = field(default_factory=dict)       # variable -> (mean (51,), sd (51,)), deg
+    scalars: dict = field(default_factory=dict)      # time-distance norms
+
+
+def _gaitutils_file(relative: str) -> Path:
+    from importlib import metadata
+    try:
+        dist = metadata.distribution("gaitutils")
+    except metadata.PackageNotFoundError:
+        raise ReferenceError("the default reference needs the gaitutils package: "
+                             "python3.11 -m pip install gaitutils") from None
+    path = Path(dist.locate_file(f"gaitutils/data/{relative}"))
+    if not path.is_file():
+        raise ReferenceError(f"{path}: not found in the installed gaitutils package")
+    return path
+
+
+def read_gcd(path) -> dict:
+    """Variables of a GCD file: name -> (n, 2) array of (mean, sd) rows."""
+    path = Path(path)
+    data: dict = {}
+    name = None
+    try:
+        lines = path.read_text().splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReferenceError(f"{path}: cannot read ({exc})") from None
+    for line in lines:
+        parts = line.split()
+        if not parts:
+            continue
+        if line.startswith("!"):
+            name = parts[0][1:]
+            data[name] = []
+        elif name is not None:
+            try:
+                data[name].append([float(v) for v in parts[:2]])
+            except ValueError:
+                name = None
+    return {k: np.array(v) for k, v in data.items() if v}
+
+
+def normative() -> Reference:
+    """gaitutils' normative data (adults, Plug-in Gait)."""
+    gcd = _gaitutils_file("normal.gcd")
+    table = read_gcd(gcd)
+    curves = {}
+    for ours, theirs in CURVES.items():
+        rows = table.get(theirs)
+        if rows is None or rows.shape != (51, 2):
+            raise ReferenceError(f"{gcd}: {theirs}: expected 51 rows of mean and SD")
+        curves[ours] = (rows[:, 0], rows[:, 1])
+    td_path = _gaitutils_file("timedist_normaldata.json")
+    try:
+        td = json.loads(td_path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ReferenceError(f"{td_path}: not valid JSON ({exc})") from None
+    scalars = {
+        "cadence_steps_per_min": td.get("Cadence"), "stride_length_m": td.get("Stride Length"),
+        "speed_m_per_s": td.get("Walking Speed"), "stance_percent": td.get("Foot Off"),
+        "double_support_percent": 100.0 * td["Double Support"] / td["Stride Time"]
+        if td.get("Double Support") and td.get("Stride Time") else None,
+        "step_width_m": td.get("Step Width"),
+    }
+    return Reference("normative (gaitutils)", f"{gcd} (gaitutils {_version()}, GPLv3)",
+                     curves, scalars)
+
+
+def _version() -> str:
+    from importlib import metadata
+    return metadata.version("gaitutils")
+
+
+def from_csv(path) -> Reference:
+    """A user's normative bands: columns variable, percent, mean, sd (degrees)."""
+    import pandas as pd
+    path = Path(path)
+    try:
+        table = pd.read_csv(path)
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
+        raise ReferenceError(f"{path}: cannot read as CSV ({exc})") from None
+    missing = {"variable", "percent", "mean", "sd"} - set(table.columns)
+    if missing:
+        raise ReferenceError(f"{path}: missing columns {sorted(missing)}")
+    curves = {}
+    for name, rows in table.groupby("variable"):
+        if name not in CURVES:
+            raise ReferenceError(f"{path}: variable {name!r} unknown (known: {', '.join(CURVES)})")
+        rows = rows.sort_values("percent")
+        curves[name] = (np.interp(PERCENT, rows["percent"], rows["mean"]),
+                        np.interp(PERCENT, rows["percent"], rows["sd"]))
+    return Reference(path.stem, str(path), curves, {})
+
+
+def load(name_or_path: str | None) -> Reference:
+    if name_or_path in (None, "normative"):
+        return normative()
+    return from_csv(name_or_path)

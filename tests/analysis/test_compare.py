@@ -1,0 +1,161 @@
+"""`musclewalk compare`: gait cycles, clinical angles from segment orientations, metrics against
+the normative reference, and a lab trial (OpenSim's subject01) through the same path."""
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lxml import etree
+
+from musclewalk.analysis import compare, gait, reference
+from musclewalk.analysis.reference import CURVES, PERCENT
+from musclewalk.sim.outputs import read_storage, write_storage
+
+REPO = Path(__file__).resolve().parents[2]
+SUBJECT = REPO.parent / "shared" / "reference" / "opensim-gait10dof18musc"
+TRIAL = [SUBJECT / "subject01.osim", SUBJECT / "subject01_walk_IK.mot",
+         SUBJECT / "subject01_walk_grf.mot", SUBJECT / "subject01_walk_grf.xml"]
+needs_subject = pytest.mark.skipif(not SUBJECT.is_dir(), reason="../shared/reference missing")
+
+
+def cli(*args):
+    return subprocess.run([sys.executable, "-m", "musclewalk.cli", "compare", *map(str, args)],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_the_reference_scored_against_itself_is_perfect():
+    ref = reference.normative()
+    gvs = {}
+    for variable, (mean, sd) in ref.curves.items():
+        m = compare.curve_metrics(mean, mean, sd)
+        assert m["rmse_deg"] == 0 and m["percent_within_1sd"] == 100
+        assert m["r"] == pytest.approx(1.0)
+        gvs[variable] = m["rmse_deg"]
+    assert compare.gait_profile_score(gvs) == 0
+    assert set(ref.curves) == set(CURVES) and len(PERCENT) == 51
+    # a curve one SD above the reference everywhere: |z| = 1, RMSE = RMS of the SD
+    mean, sd = ref.curves["knee_flexion"]
+    m = compare.curve_metrics(mean + sd, mean, sd)
+    assert m["mean_abs_z"] == pytest.approx(1.0)
+    assert m["rmse_deg"] == pytest.approx(np.sqrt(np.mean(sd ** 2)))
+    assert m["rmse_offset_removed_deg"] < m["rmse_deg"]
+
+
+def test_foot_events_have_hysteresis_and_cycles_need_one_stance_and_one_swing():
+    mass, g = 70.0, 9.80665
+    t = np.arange(0, 4.0, 0.01)
+    # right foot: stance 0.6 s of every 1 s stride, starting at 0.2 s; a brush to 3 % BW at
+    # 0.9 s (between the hysteresis thresholds: no event) and a dip to 3 % BW mid-stance at
+    # 1.5 s (no lift-off)
+    right = np.where(((t - 0.2) % 1.0) < 0.6, 1.0, 0.0) * mass * g
+    right[t < 0.2] = 0.0
+    right[np.isclose(t, 0.9)] = 0.03 * mass * g
+    right[np.isclose(t, 1.5)] = 0.03 * mass * g
+    strikes, offs = gait.foot_events(t, right, mass)
+    np.testing.assert_allclose(strikes, [0.2, 1.2, 2.2, 3.2], atol=1e-9)
+    np.testing.assert_allclose(offs, [0.8, 1.8, 2.8, 3.8], atol=1e-9)
+    left = np.roll(right, 50)
+    n = len(t)
+    trial = gait.Trial("synthetic", t, {("r", v): np.zeros(n) for v in CURVES}
+                       | {("l", v): np.zeros(n) for v in CURVES},
+                       t, {"r": right, "l": left}, {"r": np.zeros((n, 3)), "l": np.zeros((n, 3))},
+                       np.column_stack([1.2 * t, np.ones(n), np.zeros(n)]), mass)
+    cycles = gait.gait_cycles(trial)
+    right_cycles = [c for c in cycles if c.side == "r"]
+    assert [(c.start, c.end) for c in right_cycles] == pytest.approx([(0.2, 1.2), (1.2, 2.2),
+                                                                      (2.2, 3.2)])
+    assert all(c.percent(c.foot_off) == pytest.approx(60.0) for c in right_cycles)
+    assert len(gait.gait_cycles(trial, skip=1.0)) < len(cycles)
+    st = gait.spatiotemporal(trial, cycles)
+    assert st["cadence_steps_per_min"] == pytest.approx(120.0)
+    assert st["stride_length_m"] == pytest.approx(1.2)
+    assert st["stance_percent"] == pytest.approx(60.0)
+    assert st["double_support_percent"] == pytest.approx(20.0)
+
+
+@needs_subject
+def test_a_lab_trial_through_compare_matches_the_normative_curves(tmp_path):
+    """OpenSim's subject01 (knee coordinate negative in flexion) against the normative data: hip
+    and knee r >= 0.9, which catches sign and convention errors."""
+    out = tmp_path / "subject"
+    r = cli("--trial", *TRIAL, "-o", out)
+    assert r.returncode == 0, r.stderr
+    result = json.loads((out / "comparison.json").read_text())
+    for side in "rl":
+        assert result["variables"][f"{side}.hip_flexion"]["r"] >= 0.9
+        assert result["variables"][f"{side}.knee_flexion"]["r"] >= 0.9
+        assert result["curves"][f"{side}.knee_flexion"]["mean"][35] > 40   # knee flexes in swing
+    assert 0.9 < result["vgrf"]["r"]["peak1_bw"] < 1.4
+    for name in ("summary.md", "kinematics.png", "kinematics.svg", "grf.png", "grf.svg"):
+        assert (out / name).stat().st_size > 0
+
+
+@needs_subject
+def test_a_flipped_knee_axis_gives_the_same_knee_flexion(tmp_path):
+    """The angles come from segment orientations: a model whose knee axis points the other way
+    (and whose IK knee values are negated) gives the same clinical knee flexion."""
+    tree = etree.parse(str(TRIAL[0]))
+    for joint in tree.iter("CustomJoint"):
+        if joint.get("name") not in ("knee_r", "knee_l"):
+            continue
+        for axis in joint.iter("TransformAxis"):
+            if not (axis.findtext("coordinates") or "").strip().startswith("knee_angle"):
+                continue
+            if axis.get("name").startswith("rotation"):
+                values = [-float(v) for v in axis.findtext("axis").split()]
+                axis.find("axis").text = " ".join(repr(v) for v in values)
+            for spline in axis.iter("SimmSpline"):
+                # the tibia's translation as a function of the negated coordinate
+                x = [-float(v) for v in spline.findtext("x").split()][::-1]
+                y = [float(v) for v in spline.findtext("y").split()][::-1]
+                spline.find("x").text = " ".join(repr(v) for v in x)
+                spline.find("y").text = " ".join(repr(v) for v in y)
+        for coordinate in joint.iter("Coordinate"):
+            lo, hi = (float(v) for v in coordinate.findtext("range").split())
+            coordinate.find("range").text = f"{-hi!r} {-lo!r}"
+    flipped = tmp_path / "flipped.osim"
+    tree.write(str(flipped))
+    ik = read_storage(TRIAL[1])
+    for side in "rl":
+        ik[f"knee_angle_{side}"] = -ik[f"knee_angle_{side}"]
+    ik_path = tmp_path / "ik.mot"
+    labels = [c for c in ik.columns if c != "time"]
+    write_storage(ik_path, "ik", labels, ik["time"].to_numpy(), ik[labels].to_numpy(), True)
+    a = gait.from_opensim_trial(*TRIAL)
+    b = gait.from_opensim_trial(flipped, ik_path, TRIAL[2], TRIAL[3])
+    for side in "rl":
+        np.testing.assert_allclose(b.angles[(side, "knee_flexion")],
+                                   a.angles[(side, "knee_flexion")], atol=1e-6)
+
+
+def test_a_run_without_a_complete_cycle_is_one_error_and_writes_nothing(built_models, tmp_path):
+    sim = tmp_path / "sim"
+    r = subprocess.run([sys.executable, "-m", "musclewalk.cli", "simulate",
+                        str(built_models["HumanLegs"]), "--speed", "1.3", "--duration", "0.3",
+                        "--out", str(sim)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "cmp"
+    r = cli(sim, "-o", out)
+    assert r.returncode == 2 and "no complete gait cycle after 2 s" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not out.exists()
+
+
+@needs_subject
+def test_bad_inputs_are_one_line_each(tmp_path):
+    r = cli("--trial", TRIAL[0], TRIAL[1], TRIAL[2], tmp_path / "missing.xml", "-o", tmp_path / "o")
+    assert r.returncode == 2 and "missing.xml: ExternalLoads file not found" in r.stderr
+    bad = tmp_path / "ref.csv"
+    bad.write_text("variable,percent,mean\nknee_flexion,0,1\n")
+    r = cli("--trial", *TRIAL, "--reference", bad, "-o", tmp_path / "o")
+    assert r.returncode == 2 and f"{bad}: missing columns ['sd']" in r.stderr
+    bad.write_text("variable,percent,mean,sd\nknee_flex,0,1,1\n")
+    r = cli("--trial", *TRIAL, "--reference", bad, "-o", tmp_path / "o")
+    assert r.returncode == 2 and "variable 'knee_flex' unknown" in r.stderr
+    assert not (tmp_path / "o").exists()
+    shutil.copy(TRIAL[1], tmp_path / "ik.mot")
+    (tmp_path / "ik.mot").write_text("not a storage file\n")
+    r = cli("--trial", TRIAL[0], tmp_path / "ik.mot", TRIAL[2], TRIAL[3], "-o", tmp_path / "o")
+    assert r.returncode == 2 and "ik.mot: not an OpenSim storage file" in r.stderr
