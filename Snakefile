@@ -3,11 +3,15 @@
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/model.smk"
 include: "workflow/rules/optimize.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/analyze.smk"
+include: "workflow/rules/docs.smk"
 
 
 # a run name <creature>-<task>-<speed> splits one way only (patterns in common.smk)

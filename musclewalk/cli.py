@@ -363,7 +363,7 @@ def _time_window(text: str) -> tuple:
 
 
 COMPARISON_FILES = ("comparison.json", "summary.md", "kinematics.png", "kinematics.svg",
-                    "grf.png", "grf.svg")
+                    "grf.png", "grf.svg", "muscles.png", "muscles.svg")
 
 
 def _cmd_compare(args):
@@ -405,6 +405,8 @@ def _cmd_compare(args):
             (folder / "comparison.json").write_text(json.dumps(
                 {"trial": trial.name, "error": message, "gps_deg": None,
                  "spatiotemporal": {}}, indent=1) + "\n")
+            for sheet in ("kinematics", "grf"):
+                compare.failure_sheet(message, folder / sheet)
         replace_folder(args.out, record)
         print(f"{trial.name}: {message}; wrote {args.out}/comparison.json")
         return
@@ -573,7 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder for comparison.json, summary.md, kinematics.png/svg, grf.png/svg")
     s.add_argument("--record-failure", action="store_true",
                    help="when the trial has no complete gait cycle, write comparison.json with "
-                        "the reason (exit 0) instead of failing (for workflows)")
+                        "the reason and sheets saying so (exit 0) instead of failing (workflows)")
     s.set_defaults(func=_cmd_compare)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")

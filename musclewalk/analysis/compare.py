@@ -69,6 +69,37 @@ def vgrf_features(curve) -> dict:
             "peak2_bw": float(curve[i2]), "peak2_percent": float(PERCENT[i2])}
 
 
+def emg_map() -> dict:
+    """Muscle name (without side) -> EMG channel, from models/emg_map.yaml."""
+    import yaml
+
+    from ..model.template import models_dir
+    path = models_dir() / "emg_map.yaml"
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise reference.ReferenceError(f"{path}: cannot read the muscle map ({exc})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise reference.ReferenceError(f"{path}: expected muscle name -> EMG channel")
+    return data
+
+
+def activation_metrics(envelope, emg, max_shift: float = 10.0) -> dict:
+    """An activation envelope (scaled to its maximum) against an EMG envelope at the same points:
+    r, and the best r within +-max_shift % of the cycle (a timing tolerance) and its shift."""
+    envelope = np.asarray(envelope, float)
+    emg = np.asarray(emg, float)
+    scaled = envelope / envelope.max() if envelope.max() > 0 else envelope
+    n = len(emg) - 1
+    best, best_shift = None, 0.0
+    for k in range(-int(round(max_shift * n / 100)), int(round(max_shift * n / 100)) + 1):
+        r = _pearson(np.roll(scaled[:-1], k), emg[:-1])
+        if r is not None and (best is None or r > best):
+            best, best_shift = r, 100.0 * k / n
+    return {"r": _pearson(scaled, emg), "best_r_within_shift": best,
+            "best_shift_percent": best_shift, "peak_activation": float(envelope.max())}
+
+
 def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r", "l")) -> dict:
     cycles = gait.gait_cycles(trial, skip=skip)
     counted = [c for c in cycles if c.side in sides]
@@ -102,6 +133,17 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
     out["map_deg"] = {v: gait_profile_score({k: all_gvs[f"{s}.{v}"] for s in sides
                                             if f"{s}.{v}" in all_gvs for k in [s]})
                       for v in CURVES}
+    out["muscles"] = {}
+    if trial.activations and ref.emg:
+        for muscle, channel in emg_map().items():
+            for side in sides:
+                name, key = f"{muscle}_{side}", f"{side.upper()}{channel}"
+                if name not in trial.activations or key not in ref.emg:
+                    continue
+                rows = gait.normalized_activation(trial, cycles, name, side, len(ref.emg[key]))
+                if len(rows):
+                    out["muscles"][name] = {"channel": key, "mean": rows.mean(axis=0).tolist(),
+                                            **activation_metrics(rows.mean(axis=0), ref.emg[key])}
     out["spatiotemporal"] = gait.spatiotemporal(trial, counted)
     out["spatiotemporal_reference"] = ref.scalars
     out["cycles"] = [{"side": c.side, "start_s": c.start, "end_s": c.end,
@@ -175,6 +217,17 @@ def grf_sheet(result: dict, path_base: Path) -> list[Path]:
     return _save(fig, path_base)
 
 
+def failure_sheet(message: str, path_base: Path) -> list[Path]:
+    """A figure that says why there is no comparison (a run without a complete gait cycle), so
+    that a workflow's report has a picture in its place."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(6, 1.6), dpi=110)
+    FigureCanvasAgg(fig)
+    fig.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10)
+    return _save(fig, path_base)
+
+
 def _save(fig, path_base: Path) -> list[Path]:
     import io
 
@@ -187,6 +240,35 @@ def _save(fig, path_base: Path) -> list[Path]:
         write_atomic(path, buf.getvalue())
         paths.append(path)
     return paths
+
+
+def muscle_sheet(result: dict, ref: reference.Reference, path_base: Path) -> list[Path]:
+    """Activation envelopes (right side, scaled to their maximum) against the EMG envelopes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    muscles = [m for m in result["muscles"] if m.endswith("_r")] or list(result["muscles"])
+    cols = 4
+    rows = max(1, math.ceil(len(muscles) / cols))
+    fig = Figure(figsize=(11, 2.4 * rows), dpi=110)
+    FigureCanvasAgg(fig)
+    for i, name in enumerate(muscles):
+        m = result["muscles"][name]
+        ax = fig.add_subplot(rows, cols, i + 1)
+        emg = ref.emg[m["channel"]]
+        x = np.linspace(0, 100, len(emg))
+        ax.fill_between(x, 0, emg, color="0.82", lw=0, label=f"EMG {m['channel']}")
+        act = np.array(m["mean"])
+        ax.plot(x, act / act.max() if act.max() > 0 else act, color="#c0392b",
+                label="activation / max")
+        r = m["r"]
+        ax.set_title(f"{name}: r " + ("n/a" if r is None else f"{r:.2f}"), fontsize=9)
+        ax.set_xlim(0, 100)
+        ax.set_ylim(0, 1.05)
+        ax.tick_params(labelsize=7)
+        if i == 0:
+            ax.legend(fontsize=6)
+    fig.tight_layout()
+    return _save(fig, path_base)
 
 
 def summary_markdown(result: dict) -> str:
@@ -207,6 +289,12 @@ def summary_markdown(result: dict) -> str:
     for key in ("speed_m_per_s", "cadence_steps_per_min", "stride_length_m", "stance_percent",
                 "double_support_percent", "step_width_m"):
         lines.append(f"| {key} | {fmt(st.get(key))} | {fmt(ref.get(key))} |")
+    if result.get("muscles"):
+        lines += ["", "| muscle | EMG channel | r | best r within ±10 % | shift % |",
+                  "|---|---|---|---|---|"]
+        for name, m in result["muscles"].items():
+            lines.append(f"| {name} | {m['channel']} | {fmt(m['r'])} | "
+                         f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} |")
     lines += ["", "| vertical GRF (BW) | peak 1 | valley | peak 2 |", "|---|---|---|---|"]
     for side, v in result["vgrf"].items():
         lines.append(f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | "
@@ -225,6 +313,8 @@ def write_comparison(trial: gait.Trial, ref: reference.Reference, out_dir, skip:
     out_dir.mkdir(parents=True, exist_ok=True)
     kinematics_sheet(result, ref, out_dir / "kinematics")
     grf_sheet(result, out_dir / "grf")
+    if result.get("muscles"):
+        muscle_sheet(result, ref, out_dir / "muscles")
     write_atomic(out_dir / "summary.md", summary_markdown(result).encode())
     write_atomic(out_dir / "comparison.json", (json.dumps(result, indent=1) + "\n").encode())
     return result

@@ -43,6 +43,8 @@ class Trial:
     root_position: np.ndarray            # (n, 3) pelvis origin, m
     body_mass: float                     # kg
     source: dict = field(default_factory=dict)
+    activation_time: np.ndarray | None = None   # (k,) s
+    activations: dict = field(default_factory=dict)   # muscle name -> (k,) activation
 
 
 # ---------------------------------------------------------------------------------- segments
@@ -210,10 +212,18 @@ def from_simulation(run_dir) -> Trial:
     names, rows = _kinematics(model, states, False, run_dir / "states.sto")
     grf = _storage(run_dir / "grf.mot", "GRF file")
     from ..model.meta import load_meta
-    mass = float(load_meta(model_path)["total_mass"])
-    return _trial(run_dir.name, model, names, rows, states["time"].to_numpy(float), grf,
-                  {"r": "ground_force_r_", "l": "ground_force_l_"}, mass,
-                  {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)})
+    meta = load_meta(model_path)
+    trial = _trial(run_dir.name, model, names, rows, states["time"].to_numpy(float), grf,
+                   {"r": "ground_force_r_", "l": "ground_force_l_"}, float(meta["total_mass"]),
+                   {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)})
+    muscles_path = run_dir / "muscles.csv"
+    if muscles_path.is_file():
+        import pandas as pd
+        table = pd.read_csv(muscles_path)
+        trial.activation_time = table["time"].to_numpy(float)
+        trial.activations = {m["name"]: table[f"{m['name']}.activation"].to_numpy(float)
+                             for m in meta["muscles"] if f"{m['name']}.activation" in table}
+    return trial
 
 
 def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None) -> Trial:
@@ -344,6 +354,15 @@ def normalized_vgrf(trial: Trial, cycles: list[Cycle], side: str) -> np.ndarray:
     rows = [np.interp(c.start + PERCENT / 100.0 * c.duration, trial.grf_time, trial.vgrf[side])
             for c in cycles if c.side == side]
     return np.array(rows).reshape(-1, len(PERCENT)) / (trial.body_mass * GRAVITY)
+
+
+def normalized_activation(trial: Trial, cycles: list[Cycle], muscle: str, side: str,
+                          points: int = 101) -> np.ndarray:
+    """(cycles, points) activation of a muscle over each of the side's cycles."""
+    grid = np.linspace(0.0, 1.0, points)
+    rows = [np.interp(c.start + grid * c.duration, trial.activation_time, trial.activations[muscle])
+            for c in cycles if c.side == side]
+    return np.array(rows).reshape(-1, points)
 
 
 def spatiotemporal(trial: Trial, cycles: list[Cycle]) -> dict:

@@ -46,6 +46,7 @@ class Reference:
     source: str
     curves: dict = field(default_factory=dict)       # variable -> (mean (51,), sd (51,)), deg
     scalars: dict = field(default_factory=dict)      # time-distance norms
+    emg: dict = field(default_factory=dict)          # "R"/"L" + channel -> (101,) envelope
 
 
 def _gaitutils_file(relative: str) -> Path:
@@ -107,8 +108,13 @@ def normative() -> Reference:
         if td.get("Double Support") and td.get("Stride Time") else None,
         "step_width_m": td.get("Step Width"),
     }
+    emg_path = _gaitutils_file("emg_normaldata.json")
+    try:
+        emg = {k: np.asarray(v, float) for k, v in json.loads(emg_path.read_text()).items()}
+    except (OSError, json.JSONDecodeError, TypeError, ValueError) as exc:
+        raise ReferenceError(f"{emg_path}: not EMG envelopes ({exc})") from None
     return Reference("normative (gaitutils)", f"{gcd} (gaitutils {_version()}, GPLv3)",
-                     curves, scalars)
+                     curves, scalars, emg)
 
 
 def _version() -> str:

@@ -159,3 +159,16 @@ def test_bad_inputs_are_one_line_each(tmp_path):
     (tmp_path / "ik.mot").write_text("not a storage file\n")
     r = cli("--trial", TRIAL[0], tmp_path / "ik.mot", TRIAL[2], TRIAL[3], "-o", tmp_path / "o")
     assert r.returncode == 2 and "ik.mot: not an OpenSim storage file" in r.stderr
+
+
+def test_activation_against_emg_envelopes_and_the_muscle_map():
+    ref = reference.normative()
+    emg = ref.emg["RGas"]
+    m = compare.activation_metrics(0.3 * emg, emg)          # scaled to its maximum first
+    assert m["r"] == pytest.approx(1.0) and m["best_shift_percent"] == 0
+    shifted = np.roll(emg[:-1], 5)                           # 5 % of the cycle late
+    m = compare.activation_metrics(np.append(shifted, shifted[0]), emg)
+    assert m["best_r_within_shift"] == pytest.approx(1.0) and m["best_shift_percent"] == -5.0
+    mapping = compare.emg_map()
+    assert mapping["soleus"] == "Sol"
+    assert all(f"R{channel}" in ref.emg for channel in mapping.values())

@@ -87,3 +87,13 @@ def test_the_tiny_test_config_runs_the_whole_chain(tmp_path):
                             .read_text())
     assert "no complete gait cycle after 2 s" in comparison["error"]
     assert "no complete gait cycle" in report
+    assert (tmp_path / "results/compare/HumanLegs-walk-1.3/kinematics.png").stat().st_size > 0
+    # the Snakemake HTML report of the run, with the figures and their captions
+    html = tmp_path / "report.html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "all", "--directory", str(tmp_path), "--snakefile",
+         str(REPO / "Snakefile"), "--configfile", str(REPO / ".test" / "config" / "config.yaml"),
+         "--report", str(html)], capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = html.read_text()
+    assert "Against human data" in text and "Gaits" in text

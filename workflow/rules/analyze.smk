@@ -4,7 +4,9 @@ rule analyze:
         "results/simulate/{run}/summary.json",
     output:
         summary="results/analysis/{run}.json",
-        picture="results/analysis/{run}.png",
+        picture=report("results/analysis/{run}.png", caption="../report/filmstrip.rst",
+                       category="Gaits", subcategory="{run}", labels={"run": "{run}",
+                                                                       "figure": "filmstrip"}),
     log:
         "results/logs/analyze_{run}.log",
     conda:
@@ -19,7 +21,13 @@ rule compare:
     input:
         "results/simulate/{run}/summary.json",
     output:
-        "results/compare/{run}/comparison.json",
+        comparison="results/compare/{run}/comparison.json",
+        kinematics=report("results/compare/{run}/kinematics.png",
+                          caption="../report/kinematics.rst", category="Against human data",
+                          subcategory="{run}", labels={"run": "{run}", "figure": "kinematics"}),
+        grf=report("results/compare/{run}/grf.png", caption="../report/grf.rst",
+                   category="Against human data", subcategory="{run}",
+                   labels={"run": "{run}", "figure": "vertical GRF"}),
     log:
         "results/logs/compare_{run}.log",
     params:

@@ -3,6 +3,7 @@
 # problem is one line naming the config file(s) and the key.
 import os
 import re
+from pathlib import Path
 
 import jsonschema
 import yaml

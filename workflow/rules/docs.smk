@@ -1,0 +1,32 @@
+# The README's tables and figures from committed results (analysis/; not part of `all`):
+#   snakemake --cores 2 docs
+rule docs:
+    input:
+        "docs/tables/committed_comparison.md",
+        "docs/tables/spine_stiffness_sweep.md",
+
+
+rule committed_comparison:
+    input:
+        runs=lambda wc: sorted(str(p) for p in Path("models/optimized").glob("*/best.json")),
+    output:
+        "docs/tables/committed_comparison.md",
+    log:
+        "results/logs/committed_comparison.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python3.11 analysis/committed_comparison.py --out {output} > {log} 2>&1"
+
+
+rule spine_stiffness_sweep:
+    input:
+        "models/optimized/Human-walk-1.3/earlier/smooth-contact/warm_start.json",
+    output:
+        "docs/tables/spine_stiffness_sweep.md",
+    log:
+        "results/logs/spine_stiffness_sweep.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python3.11 analysis/spine_stiffness_sweep.py --params {input} --out {output} > {log} 2>&1"
