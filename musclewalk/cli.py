@@ -373,7 +373,7 @@ def _cmd_compare(args):
     from .io_checks import check_output_folder, replace_folder
     if args.skip is not None:
         _number("--skip", args.skip, "a time >= 0 (s)", lambda v: v >= 0)
-    inputs = [args.run] + list(args.trial or [])
+    inputs = [args.run] + list(args.trial or []) + [f for t in args.reference_trial or [] for f in t]
     check_output_folder(args.out, "-o", COMPARISON_FILES, keep=inputs)
     if args.trial:
         if args.run is not None:
@@ -386,12 +386,15 @@ def _cmd_compare(args):
                              "MODEL IK GRF LOADS")
         trial = gait.from_simulation(args.run)
         skip = args.skip if args.skip is not None else 2.0
-    ref = reference.load(args.reference)
+    refs = [reference.load(r) for r in (args.reference or ["normative"])]
+    refs += [compare.trial_reference(gait.from_opensim_trial(*files))
+             for files in (args.reference_trial or [])]
+    ref, others = refs[0], refs[1:]
     sides = ("r", "l") if args.side == "both" else (args.side,)
     holder = {}
 
     def fill(folder):
-        holder["result"] = compare.write_comparison(trial, ref, folder, skip, sides)
+        holder["result"] = compare.write_comparison(trial, ref, folder, skip, sides, others)
 
     try:
         replace_folder(args.out, fill)
@@ -566,8 +569,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trial", nargs=4, type=Path, metavar=("MODEL", "IK", "GRF", "LOADS"),
                    help="a lab trial instead: .osim model, IK .mot, GRF .mot, ExternalLoads .xml")
     s.add_argument("--body-mass", type=float, help="kg, for --trial (default: the model's mass)")
-    s.add_argument("--reference", help="normative (default: gaitutils' normative data) or a CSV "
-                                       "with columns variable, percent, mean, sd")
+    s.add_argument("--reference", action="append",
+                   help="normative (default: gaitutils' normative data) or a CSV with columns "
+                        "variable, percent, mean, sd; repeatable: the first is the one scored in "
+                        "full, the others are drawn and get their own GPS")
+    s.add_argument("--reference-trial", nargs=4, type=Path, action="append",
+                   metavar=("MODEL", "IK", "GRF", "LOADS"),
+                   help="a measured trial as a further reference (its cycles' mean and SD)")
     s.add_argument("--side", choices=["r", "l", "both"], default="both")
     s.add_argument("--skip", type=float,
                    help="s of start-up left out (default 2 for a simulation, 0 for a trial)")

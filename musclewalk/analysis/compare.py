@@ -100,7 +100,26 @@ def activation_metrics(envelope, emg, max_shift: float = 10.0) -> dict:
             "best_shift_percent": best_shift, "peak_activation": float(envelope.max())}
 
 
-def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r", "l")) -> dict:
+def trial_reference(trial: gait.Trial, skip: float = 0.0, side: str = "both") -> reference.Reference:
+    """A measured trial as a reference: mean and SD of its curves over its cycles (both sides
+    pooled unless ``side`` says one)."""
+    cycles = gait.gait_cycles(trial, skip=skip)
+    sides = ("r", "l") if side == "both" else (side,)
+    curves = {}
+    for variable in CURVES:
+        rows = np.vstack([gait.normalized(trial, cycles, s, variable) for s in sides])
+        if len(rows):
+            curves[variable] = (rows.mean(axis=0), rows.std(axis=0))
+    if not curves:
+        raise gait.GaitError(f"{trial.name}: no complete gait cycle to use as a reference")
+    return reference.Reference(f"{trial.name} ({sum(c.side in sides for c in cycles)} cycles)",
+                               str(trial.source.get("ik", trial.name)), curves, {})
+
+
+def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r", "l"),
+            others=()) -> dict:
+    """The trial against ``ref`` (all metrics) and against each of ``others`` (curve metrics
+    and GPS, under other_references)."""
     cycles = gait.gait_cycles(trial, skip=skip)
     counted = [c for c in cycles if c.side in sides]
     if not counted:
@@ -146,13 +165,26 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
                                             **activation_metrics(rows.mean(axis=0), ref.emg[key])}
     out["spatiotemporal"] = gait.spatiotemporal(trial, counted)
     out["spatiotemporal_reference"] = ref.scalars
+    out["other_references"] = {}
+    for other in others:
+        gvs, variables = {}, {}
+        for side in sides:
+            for variable in CURVES:
+                key = f"{side}.{variable}"
+                if key in out["curves"] and variable in other.curves:
+                    m = curve_metrics(out["curves"][key]["mean"], *other.curves[variable])
+                    variables[key] = m
+                    gvs[key] = m["rmse_deg"]
+        out["other_references"][other.name] = {"source": other.source, "variables": variables,
+                                               "gps_deg": gait_profile_score(gvs)}
     out["cycles"] = [{"side": c.side, "start_s": c.start, "end_s": c.end,
                       "foot_off_percent": c.percent(c.foot_off)} for c in cycles]
     return out
 
 
 # ---------------------------------------------------------------------------------- figures
-def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path) -> list[Path]:
+def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path,
+                     others=()) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     fig = Figure(figsize=(11, 9), dpi=110)
@@ -164,6 +196,11 @@ def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path) ->
             m, s = ref.curves[variable]
             ax.fill_between(PERCENT, m - s, m + s, color="0.82", lw=0, label=ref.name)
             ax.plot(PERCENT, m, color="0.55", lw=1)
+        for other, colour in zip(others, ("#27ae60", "#8e44ad", "#d35400")):
+            if variable in other.curves:
+                m, s = other.curves[variable]
+                ax.fill_between(PERCENT, m - s, m + s, color=colour, alpha=0.12, lw=0)
+                ax.plot(PERCENT, m, color=colour, lw=1, ls="--", label=other.name)
         for side in result["sides"]:
             key = f"{side}.{variable}"
             if key not in result["curves"]:
@@ -285,6 +322,8 @@ def summary_markdown(result: dict) -> str:
         lines.append(f"| {variable} | {side} | {m['rmse_deg']:.1f} | "
                      f"{m['rmse_offset_removed_deg']:.1f} | {fmt(m['r'])} | "
                      f"{m['percent_within_1sd']:.0f} |")
+    for name, other in result.get("other_references", {}).items():
+        lines += ["", f"Against {name}: GPS {fmt(other['gps_deg'], '.1f')}°"]
     lines += ["", "| spatiotemporal | trial | reference |", "|---|---|---|"]
     for key in ("speed_m_per_s", "cadence_steps_per_min", "stride_length_m", "stance_percent",
                 "double_support_percent", "step_width_m"):
@@ -304,14 +343,14 @@ def summary_markdown(result: dict) -> str:
 
 
 def write_comparison(trial: gait.Trial, ref: reference.Reference, out_dir, skip: float,
-                     sides=("r", "l")) -> dict:
-    """comparison.json, kinematics.png/svg, grf.png/svg and summary.md in ``out_dir``, written
-    only once the comparison succeeded (each file atomically)."""
+                     sides=("r", "l"), others=()) -> dict:
+    """comparison.json, summary.md and the kinematics, GRF (and muscle) sheets in ``out_dir``
+    (each file atomically); ``others``: further references drawn and scored beside ``ref``."""
     from ..model.osim import write_atomic
-    result = compare(trial, ref, skip, sides)
+    result = compare(trial, ref, skip, sides, others)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    kinematics_sheet(result, ref, out_dir / "kinematics")
+    kinematics_sheet(result, ref, out_dir / "kinematics", others)
     grf_sheet(result, out_dir / "grf")
     if result.get("muscles"):
         muscle_sheet(result, ref, out_dir / "muscles")

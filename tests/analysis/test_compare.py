@@ -172,3 +172,17 @@ def test_activation_against_emg_envelopes_and_the_muscle_map():
     mapping = compare.emg_map()
     assert mapping["soleus"] == "Sol"
     assert all(f"R{channel}" in ref.emg for channel in mapping.values())
+
+
+@needs_subject
+def test_a_measured_trial_as_a_second_reference(tmp_path):
+    """--reference-trial: the subject's own cycles as a further reference, drawn and scored
+    beside the normative one; the subject against itself scores near 0 (both sides pooled)."""
+    out = tmp_path / "two"
+    r = cli("--trial", *TRIAL, "--reference-trial", *TRIAL, "-o", out)
+    assert r.returncode == 0, r.stderr
+    result = json.loads((out / "comparison.json").read_text())
+    (name, other), = result["other_references"].items()
+    assert name.startswith("subject01_walk_IK") and other["gps_deg"] < 3.0
+    assert result["gps_deg"] > 5.0                        # the normative reference, scored in full
+    assert "Against subject01_walk_IK" in (out / "summary.md").read_text()
