@@ -41,7 +41,8 @@ def row(name, analysis, comparison) -> str:
             f"({ref['cadence_steps_per_min']:.0f}) | {st['stride_length_m']:.2f} "
             f"({ref['stride_length_m']:.2f}) | {st['stance_percent']:.0f} "
             f"({ref['stance_percent']:.0f}) | {g['peak1_bw']:.2f} at {g['peak1_percent']:.0f} % | "
-            f"{analysis['cost_of_transport_J_per_kg_m']:.1f} |")
+            f"{analysis['cost_of_transport_J_per_kg_m']:.1f} / "
+            f"{analysis['net_cost_of_transport_J_per_kg_m']:.1f} |")
 
 
 def main(argv=None) -> int:
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="musclewalk-committed-"))
     rows = ["| run (right side) | re-simulated 10 s | GPS | hip flexion RMSE / r | knee flexion "
             "RMSE / r | ankle dorsiflexion RMSE / r | cadence, steps/min (norm) | stride length, "
-            "m (norm) | stance % (norm) | vGRF first peak, BW | CoT, J/(kg m) |",
+            "m (norm) | stance % (norm) | vGRF first peak, BW | CoT gross / net, J/(kg m) |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for run in args.runs:
         best = json.loads((run / "best.json").read_text())

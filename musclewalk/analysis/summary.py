@@ -15,7 +15,7 @@ from ..constants import CONTROL_INTERVAL
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, touch_downs
 from ..measures.integral import StepIntegral
-from ..measures.metabolics import metabolic_rate, muscle_masses
+from ..measures.metabolics import BASAL_RATE, metabolic_rate, muscle_masses
 from ..model.meta import load_meta
 from ..sim.outputs import read_storage
 
@@ -87,6 +87,11 @@ def summarize(sim_dir) -> dict:
         "metabolic_energy_J": energy,
         "cost_of_transport_J_per_kg_m": energy / (mass * distance) if distance > 0.1 else None,
         "cost_of_transport_dimensionless": energy / (mass * G * distance) if distance > 0.1 else None,
+        # net: without the basal rate (Wang et al. 2012: 1.51 W/kg), the part walking costs
+        "net_cost_of_transport_J_per_kg_m": (energy - BASAL_RATE * mass * simulated_time)
+        / (mass * distance) if distance > 0.1 else None,
+        "metabolic_model": "Wang et al. 2012 (Anderson 1999 / Bhargava 2004 heat rates, basal "
+                           f"{BASAL_RATE} W/kg; musclewalk.measures.metabolics)",
         "stride_frequency_Hz": stride_frequency,
         "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
         "body_mass_kg": mass,
