@@ -31,6 +31,36 @@ class Recording:
     muscle_state: list = field(default_factory=list)   # (5, nm): MuscleState.as_array()
 
 
+class Recorder:
+    """Observer that records everything the output files need at every control step (the
+    recording of `Simulator.run(record=True)`)."""
+
+    def __init__(self, bridge, controller):
+        self.bridge, self.controller = bridge, controller
+        self.recording = Recording()
+
+    def __call__(self, sensors, u, engine, raw) -> None:
+        rec = self.recording
+        rec.time.append(raw.t)
+        rec.states.append(engine.state_values() if engine.state is not None else None)
+        rec.excitation.append(np.array(u, float))
+        rec.muscle_force.append(raw.muscle_force.copy())
+        points = self.bridge.contact_points(raw)
+        forces, cops = np.zeros((2, 3)), np.zeros((2, 3))
+        for foot in (0, 1):
+            mask = self.bridge.contact_foot == foot
+            f = raw.contact_force[mask]
+            forces[foot] = f.sum(axis=0)
+            w = np.clip(f[:, 1], 0.0, None)
+            cops[foot] = (w @ points[mask]) / w.sum() if w.sum() > 1e-9 else points[mask].mean(axis=0)
+        cops[:, 1] = np.where(np.abs(forces[:, 1]) > 0, cops[:, 1], 0.0)
+        rec.foot_force.append(forces)
+        rec.foot_cop.append(cops)
+        rec.controller.append(self.controller.log_row())
+        rec.com.append(raw.com_pos.copy())
+        rec.muscle_state.append(engine.muscle_states().as_array())
+
+
 @dataclass
 class SimulationResult:
     simulated_time: float
@@ -101,7 +131,10 @@ class Simulator:
         sensors = bridge.sensors(raw)
         initial_com = raw.com_pos.copy()
         self.rules.reset(raw.com_pos[1], raw.body_pos)
-        rec = Recording() if record else None
+        recorder = Recorder(bridge, controller) if record else None
+        # the recorder reads the state first, like every observer before new controls
+        # invalidate it
+        observers = ([recorder] if recorder else []) + list(observers)
         timing = {"integrate": 0.0, "sensors": 0.0, "controller": 0.0, "observers": 0.0,
                   "actuate": 0.0}
         dt = scenario.control_interval
@@ -112,9 +145,6 @@ class Simulator:
             c0 = time.perf_counter()
             u = controller.step(sensors)
             c1 = time.perf_counter()
-            # observers and the recorder read the state before new controls invalidate it
-            if rec is not None:
-                self._record(rec, raw, sensors, u, controller)
             for obs in observers:
                 obs(sensors, u, engine, raw)
             c2 = time.perf_counter()
@@ -146,34 +176,13 @@ class Simulator:
             if scenario.terminate:
                 reason = self.rules.check(sensors, scenario.heading_at(t))
                 if reason:
-                    if rec is not None:
+                    if recorder is not None:
                         controller.step(sensors)
-                        self._record(rec, raw, sensors, controller.excitation, controller)
+                        recorder(sensors, controller.excitation, engine, raw)
                     break
         wall = time.perf_counter() - wall0
         return SimulationResult(
             simulated_time=k * dt, terminated=reason is not None, reason=reason, steps=k,
             wall_time=wall, timing=timing, initial_com=initial_com,
             final_com=raw.com_pos.copy() if np.all(np.isfinite(raw.com_pos)) else initial_com,
-            recording=rec)
-
-    def _record(self, rec: Recording, raw, sensors, u, controller) -> None:
-        engine = self.engine
-        rec.time.append(raw.t)
-        rec.states.append(engine.state_values() if engine.state is not None else None)
-        rec.excitation.append(np.array(u, float))
-        rec.muscle_force.append(raw.muscle_force.copy())
-        points = self.bridge.contact_points(raw)
-        forces, cops = np.zeros((2, 3)), np.zeros((2, 3))
-        for foot in (0, 1):
-            mask = self.bridge.contact_foot == foot
-            f = raw.contact_force[mask]
-            forces[foot] = f.sum(axis=0)
-            w = np.clip(f[:, 1], 0.0, None)
-            cops[foot] = (w @ points[mask]) / w.sum() if w.sum() > 1e-9 else points[mask].mean(axis=0)
-        cops[:, 1] = np.where(np.abs(forces[:, 1]) > 0, cops[:, 1], 0.0)
-        rec.foot_force.append(forces)
-        rec.foot_cop.append(cops)
-        rec.controller.append(controller.log_row())
-        rec.com.append(raw.com_pos.copy())
-        rec.muscle_state.append(engine.muscle_states().as_array())
+            recording=recorder.recording if recorder else None)
