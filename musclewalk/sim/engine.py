@@ -105,103 +105,120 @@ class OpenSimEngine:
     def __init__(self, osim_path, meta: Mapping, integrator: str | None = None,
                  accuracy: float | None = None, min_step: float = MIN_STEP,
                  push_body: str | None = None, terrain=None):
-        osim = import_opensim()
+        self.osim = import_opensim()
+        self.meta, self.path, self.terrain = meta, Path(osim_path), terrain
+        self.model = self._load_model()
+        self.push_body = push_body or meta["features"].get("trunk", meta["root"])
+        self._add_push_force()
+        if terrain is not None:
+            self._add_terrain(self.model, meta, terrain)
+        try:
+            self.state0 = self.model.initSystem()
+        except Exception as exc:
+            raise EngineError(f"{self.path}: OpenSim cannot initialize the model: {exc}") from None
+        # component handles only after initSystem (it re-clones the functions)
+        self._find_bodies_and_muscles()
+        self._find_controls()
+        self._find_contacts()
+        if terrain is not None:
+            self._setup_terrain_state(self.model.getForceSet())
+        coords = self.model.getCoordinateSet()
+        self.coordinates = [coords.get(i) for i in range(coords.getSize())]
+        self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
         method, model_accuracy = integrator_settings(meta)
-        integrator = integrator or method
-        accuracy = accuracy if accuracy is not None else model_accuracy
-        self.osim = osim
-        path = Path(osim_path)
+        self.manager = self._make_manager(integrator or method,
+                                          accuracy if accuracy is not None else model_accuracy,
+                                          min_step)
+        self.state = None
+
+    def _load_model(self):
+        path = self.path
         if not path.is_file():
             raise FileNotFoundError(f"{path}: model file not found")
         try:
-            model = osim.Model(str(path))
+            model = self.osim.Model(str(path))
         except Exception as exc:
             raise EngineError(f"{path}: OpenSim cannot read the model: {exc}") from None
-        self.model, self.meta = model, meta
-        self.path = path
-        body_set = model.getBodySet()
-        names = [b["name"] for b in meta["bodies"]]
-        missing = [n for n in names if not body_set.contains(n)]
+        missing = [b["name"] for b in self.meta["bodies"]
+                   if not model.getBodySet().contains(b["name"])]
         if missing:
             raise EngineError(f"{path}: bodies {missing} of the metadata are not in the model")
         try:
-            # validate the properties first: if addForce() threw, the push force below would be
-            # owned by both Python and the model and freed twice (segfault)
+            # validate the properties first: if addForce() threw, the push force would be owned
+            # by both Python and the model and freed twice (segfault)
             model.finalizeFromProperties()
         except Exception as exc:
             raise EngineError(f"{path}: invalid model properties: {exc}") from None
-        # external push on the trunk: a PrescribedForce whose Constant components we set
-        self.push_body = push_body or meta["features"].get("trunk", meta["root"])
-        push = osim.PrescribedForce(PUSH_FORCE_NAME, body_set.get(self.push_body))
+        return model
+
+    def _add_push_force(self) -> None:
+        """External push on the trunk: a PrescribedForce whose Constant components we set."""
+        osim = self.osim
+        push = osim.PrescribedForce(PUSH_FORCE_NAME, self.model.getBodySet().get(self.push_body))
         push.setForceFunctions(osim.Constant(0.0), osim.Constant(0.0), osim.Constant(0.0))
         push.setPointIsInGlobalFrame(False)
         push.setForceIsInGlobalFrame(True)
-        model.addForce(push)
-        self.terrain = terrain
-        if terrain is not None:
-            self._add_terrain(model, meta, terrain)
-        try:
-            self.state0 = model.initSystem()
-        except Exception as exc:
-            raise EngineError(f"{path}: OpenSim cannot initialize the model: {exc}") from None
+        self.model.addForce(push)
 
+    def _find_bodies_and_muscles(self) -> None:
+        body_set, muscle_set = self.model.getBodySet(), self.model.getMuscles()
+        names = [b["name"] for b in self.meta["bodies"]]
         self.bodies = [body_set.get(n) for n in names]
         self.body_index = {n: i for i, n in enumerate(names)}
-        muscle_set = model.getMuscles()
-        mnames = [m["name"] for m in meta["muscles"]]
+        mnames = [m["name"] for m in self.meta["muscles"]]
         missing = [n for n in mnames if not muscle_set.contains(n)]
         if missing:
-            raise EngineError(f"{path}: muscles {missing} of the metadata are not in the model")
+            raise EngineError(f"{self.path}: muscles {missing} of the metadata are not in the "
+                              "model")
         self.muscles = [muscle_set.get(n) for n in mnames]
-        # Constant handles only after initSystem (they are re-cloned by it)
-        controllers = model.getControllerSet()
+
+    def _find_controls(self) -> None:
+        """The Constant per muscle of the PrescribedController and the push's three."""
+        osim, path, n = self.osim, self.path, len(self.muscles)
+        controllers = self.model.getControllerSet()
         if not controllers.contains(CONTROLLER_NAME):
             raise EngineError(f"{path}: no PrescribedController '{CONTROLLER_NAME}'")
         pc = osim.PrescribedController.safeDownCast(controllers.get(CONTROLLER_NAME))
         functions = pc.get_ControlFunctions()
-        if functions.getSize() != len(mnames):
+        if functions.getSize() != n:
             raise EngineError(f"{path}: controller has {functions.getSize()} control functions "
-                              f"for {len(mnames)} muscles")
+                              f"for {n} muscles")
         # the functions follow the controller's actuator list, written in metadata order
-        self.constants = [osim.Constant.safeDownCast(functions.get(i)) for i in range(len(mnames))]
-        forces = model.getForceSet()
-        push_f = osim.PrescribedForce.safeDownCast(forces.get(PUSH_FORCE_NAME))
-        self._push_constants = self._prescribed_constants(push_f)
-        self.contacts = []
+        self.constants = [osim.Constant.safeDownCast(functions.get(i)) for i in range(n)]
+        push = osim.PrescribedForce.safeDownCast(self.model.getForceSet().get(PUSH_FORCE_NAME))
+        self._push_constants = self._prescribed_constants(push)
+
+    def _find_contacts(self) -> None:
+        osim, meta, forces = self.osim, self.meta, self.model.getForceSet()
         contact = meta.get("physics", {}).get("contact", {})
         self.exponential_contact = contact.get("model") == "exponential"
         self.ground_clearance = float(contact.get("ground_clearance", 0.0))
+        kind, prefix = ((osim.ExponentialContactForce, EXPONENTIAL_CONTACT_PREFIX)
+                        if self.exponential_contact
+                        else (osim.SmoothSphereHalfSpaceForce, SMOOTH_CONTACT_PREFIX))
+        self.contacts = []
         for c in meta["contacts"]:
-            if self.exponential_contact:
-                name = f"{EXPONENTIAL_CONTACT_PREFIX}{c['name']}"
-                f = osim.ExponentialContactForce.safeDownCast(forces.get(name)) \
-                    if forces.contains(name) else None
-            else:
-                name = f"{SMOOTH_CONTACT_PREFIX}{c['name']}"
-                f = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(name)) \
-                    if forces.contains(name) else None
+            name = f"{prefix}{c['name']}"
+            f = kind.safeDownCast(forces.get(name)) if forces.contains(name) else None
             if f is None:
-                raise EngineError(f"{path}: contact force '{name}' not found")
+                raise EngineError(f"{self.path}: contact force '{name}' not found")
             self.contacts.append(f)
         self.contact_body = np.array([self.body_index[c["body"]] for c in meta["contacts"]])
         self.contact_local = np.array([c["location"] for c in meta["contacts"]], float)
         self.contact_radius = np.array([c["radius"] for c in meta["contacts"]], float)
-        self.contact_foot = np.array([{"r": 0, "l": 1}.get(c["foot"], -1) for c in meta["contacts"]])
-        if terrain is not None:
-            self._setup_terrain_state(forces)
-        self.coordinates = [model.getCoordinateSet().get(i)
-                            for i in range(model.getCoordinateSet().getSize())]
-        self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
+        self.contact_foot = np.array([{"r": 0, "l": 1}.get(c["foot"], -1)
+                                      for c in meta["contacts"]])
 
-        self.manager = osim.Manager(model)
+    def _make_manager(self, integrator: str, accuracy: float, min_step: float):
         if integrator not in INTEGRATORS:
             raise ValueError(f"unknown integrator {integrator!r} (known: {', '.join(INTEGRATORS)})")
-        self.manager.setIntegratorMethod(getattr(osim.Manager, INTEGRATORS[integrator]))
-        self.manager.setIntegratorAccuracy(accuracy)
-        self.manager.setIntegratorMinimumStepSize(min_step)
-        self.manager.setWriteToStorage(False)
-        self.manager.setPerformAnalyses(False)
-        self.state = None
+        manager = self.osim.Manager(self.model)
+        manager.setIntegratorMethod(getattr(self.osim.Manager, INTEGRATORS[integrator]))
+        manager.setIntegratorAccuracy(accuracy)
+        manager.setIntegratorMinimumStepSize(min_step)
+        manager.setWriteToStorage(False)
+        manager.setPerformAnalyses(False)
+        return manager
 
     # ------------------------------------------------------------------ terrain
     def _add_terrain(self, model, meta, terrain) -> None:
