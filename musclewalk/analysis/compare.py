@@ -84,9 +84,14 @@ def emg_map() -> dict:
     return data
 
 
+ON_LEVEL = 0.5     # a muscle is "on" above half of its envelope's maximum (activation and EMG)
+
+
 def activation_metrics(envelope, emg, max_shift: float = 10.0) -> dict:
     """An activation envelope (scaled to its maximum) against an EMG envelope at the same points:
-    r, and the best r within +-max_shift % of the cycle (a timing tolerance) and its shift."""
+    r, the best r within +-max_shift % of the cycle (a timing tolerance) and its shift, and the
+    on/off timing: the stretches above ON_LEVEL of each and the share of the cycle where both
+    agree."""
     envelope = np.asarray(envelope, float)
     emg = np.asarray(emg, float)
     scaled = envelope / envelope.max() if envelope.max() > 0 else envelope
@@ -96,8 +101,26 @@ def activation_metrics(envelope, emg, max_shift: float = 10.0) -> dict:
         r = _pearson(np.roll(scaled[:-1], k), emg[:-1])
         if r is not None and (best is None or r > best):
             best, best_shift = r, 100.0 * k / n
+    on_act, on_emg = scaled >= ON_LEVEL, emg / max(emg.max(), 1e-12) >= ON_LEVEL
     return {"r": _pearson(scaled, emg), "best_r_within_shift": best,
-            "best_shift_percent": best_shift, "peak_activation": float(envelope.max())}
+            "best_shift_percent": best_shift, "peak_activation": float(envelope.max()),
+            "on_periods_percent": _periods(on_act), "emg_on_periods_percent": _periods(on_emg),
+            "on_off_agreement_percent": float(100.0 * np.mean(on_act == on_emg))}
+
+
+def _periods(on) -> list[list[float]]:
+    """[start, end] % of the cycle of each stretch where ``on`` holds (sampled 0-100 %)."""
+    x = np.linspace(0.0, 100.0, len(on))
+    out, start = [], None
+    for xi, o in zip(x, on):
+        if o and start is None:
+            start = xi
+        elif not o and start is not None:
+            out.append([float(start), float(xi)])
+            start = None
+    if start is not None:
+        out.append([float(start), 100.0])
+    return out
 
 
 def trial_reference(trial: gait.Trial, skip: float = 0.0, side: str = "both") -> reference.Reference:
@@ -329,11 +352,12 @@ def summary_markdown(result: dict) -> str:
                 "double_support_percent", "step_width_m"):
         lines.append(f"| {key} | {fmt(st.get(key))} | {fmt(ref.get(key))} |")
     if result.get("muscles"):
-        lines += ["", "| muscle | EMG channel | r | best r within ±10 % | shift % |",
-                  "|---|---|---|---|---|"]
+        lines += ["", "| muscle | EMG channel | r | best r within ±10 % | shift % | on/off "
+                      "agreement % |", "|---|---|---|---|---|---|"]
         for name, m in result["muscles"].items():
             lines.append(f"| {name} | {m['channel']} | {fmt(m['r'])} | "
-                         f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} |")
+                         f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} | "
+                         f"{m['on_off_agreement_percent']:.0f} |")
     lines += ["", "| vertical GRF (BW) | peak 1 | valley | peak 2 |", "|---|---|---|---|"]
     for side, v in result["vgrf"].items():
         lines.append(f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | "

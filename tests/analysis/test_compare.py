@@ -169,6 +169,13 @@ def test_activation_against_emg_envelopes_and_the_muscle_map():
     shifted = np.roll(emg[:-1], 5)                           # 5 % of the cycle late
     m = compare.activation_metrics(np.append(shifted, shifted[0]), emg)
     assert m["best_r_within_shift"] == pytest.approx(1.0) and m["best_shift_percent"] == -5.0
+    square = np.where((np.linspace(0, 100, 101) >= 20) & (np.linspace(0, 100, 101) < 40), 1.0, 0.1)
+    m = compare.activation_metrics(square, square)
+    assert m["on_periods_percent"] == [[20.0, 40.0]] and m["on_off_agreement_percent"] == 100
+    late = np.roll(square, 10)
+    m = compare.activation_metrics(late, square)
+    assert m["on_periods_percent"] == [[30.0, 50.0]]
+    assert m["on_off_agreement_percent"] == pytest.approx(100 * 81 / 101)
     mapping = compare.emg_map()
     assert mapping["soleus"] == "Sol"
     assert all(f"R{channel}" in ref.emg for channel in mapping.values())
