@@ -60,27 +60,6 @@ class ModelVectors:
         springs = {s.get("name"): s for s in tree.xpath("//ForceSet/objects/SpringGeneralizedForce")}
         return muscles, points, springs
 
-    def check(self, tree, source) -> None:
-        """ValueError naming what the metadata expects and the model lacks (a foreign .osim, or
-        metadata of another model beside it)."""
-        muscles, points, springs = self._index(tree)
-        missing = []
-        for m in self.meta["muscles"]:
-            if m["name"] not in muscles:
-                missing.append(f"muscle {m['name']}")
-        for kind in KINDS:
-            for e in self.entries[kind]:
-                for t in e["targets"]:
-                    if kind == "routing":
-                        if t["muscle"] in muscles and (t["muscle"], t["point"]) not in points:
-                            missing.append(f"path point {t['point']} of {t['muscle']}")
-                    elif kind == "passive" and t not in springs:
-                        missing.append(f"spring {t}")
-        if missing:
-            more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-            raise ValueError(f"{source}: the model does not match its metadata: no "
-                             + ", ".join(dict.fromkeys(missing[:3])) + more)
-
     # ------------------------------------------------------------------ read
     def read(self, tree, kind: str) -> np.ndarray:
         muscles, points, springs = self._index(tree)

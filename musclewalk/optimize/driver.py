@@ -31,6 +31,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..constants import CONTROL_INTERVAL
+from ..io_checks import check_model
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.meta import load_meta, meta_path, write_meta
 from ..model.osim import write_atomic
@@ -364,8 +365,8 @@ class Optimization:
         from .evaluate import Evaluator
         model = self.settings.model
         try:
+            check_model(model, self.meta)      # the one model-vs-metadata check
             evaluator = Evaluator(model)
-            ModelVectors(self.meta).check(evaluator.base_tree, model)
             _, model_values = ParameterSpace.split(self.space.values(np.zeros(len(self.space))))
             path, meta = evaluator.candidate_model(model_values)
             Simulator(path, meta=meta)
