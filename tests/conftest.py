@@ -36,6 +36,19 @@ def built_models(tmp_path_factory):
     return paths
 
 
+@pytest.fixture
+def one_error(capfd):
+    """one_error(exit_code, expected=2): the one line a command printed on stderr for bad input,
+    after checking the exit code, that it is one line and no traceback."""
+    def read(code, expected=2):
+        err = capfd.readouterr().err
+        assert code == expected, err
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and "Traceback" not in err, err
+        return lines[0]
+    return read
+
+
 @pytest.fixture(scope="session")
 def humanlegs_osim(built_models):
     return built_models["HumanLegs"]

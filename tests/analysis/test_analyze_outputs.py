@@ -20,51 +20,45 @@ def _analyze(run_dir, *args):
     return main(["analyze", str(run_dir), *map(str, args)])
 
 
-def _one_error(capfd, code):
-    err = capfd.readouterr().err
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 def _listing(folder):
     return sorted(p.name for p in folder.iterdir())
 
 
-def test_out_is_a_directory(run_dir, tmp_path, capfd):
+def test_out_is_a_directory(run_dir, tmp_path, capfd, one_error):
     target = tmp_path / "existing"
     target.mkdir()
-    line = _one_error(capfd, _analyze(run_dir, "-o", target, "--picture", tmp_path / "s.png"))
+    line = one_error(_analyze(run_dir, "-o", target, "--picture", tmp_path / "s.png"))
     assert str(target) in line and "-o" in line and "directory" in line
     assert _listing(tmp_path) == ["existing"] and _listing(target) == []
 
 
-def test_picture_is_a_directory(run_dir, tmp_path, capfd):
+def test_picture_is_a_directory(run_dir, tmp_path, capfd, one_error):
     target = tmp_path / "pictures"
     target.mkdir()
-    line = _one_error(capfd, _analyze(run_dir, "-o", tmp_path / "a.json", "--picture", target))
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json", "--picture", target))
     assert str(target) in line and "--picture" in line and "directory" in line
     assert _listing(tmp_path) == ["pictures"] and _listing(target) == []
 
 
-def test_read_only_output_folder(run_dir, tmp_path, capfd, make_read_only):
+def test_read_only_output_folder(run_dir, tmp_path, capfd, make_read_only, one_error):
     locked = tmp_path / "locked"
     locked.mkdir()
     make_read_only(locked)
-    line = _one_error(capfd, _analyze(run_dir, "-o", locked / "a.json"))
+    line = one_error(_analyze(run_dir, "-o", locked / "a.json"))
     assert str(locked) in line and "-o" in line and "read-only" in line
-    line = _one_error(capfd, _analyze(run_dir, "-o", tmp_path / "a.json",
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json",
                                       "--picture", locked / "s.png"))
     assert str(locked) in line and "--picture" in line and "read-only" in line
     assert _listing(tmp_path) == ["locked"] and _listing(locked) == []
 
 
 @pytest.mark.parametrize("window", ["5,6", "0.2,0.3"])
-def test_window_after_the_end_of_the_run(run_dir, tmp_path, capfd, window):
+def test_window_after_the_end_of_the_run(run_dir, tmp_path, capfd, window, one_error):
     old = tmp_path / "a.json"
     old.write_text('{"old": true}\n')
-    line = _one_error(capfd, _analyze(run_dir, "-o", old, "--picture", tmp_path / "s.png",
+    line = one_error(_analyze(run_dir, "-o", old, "--picture", tmp_path / "s.png",
                                       "--window", window))
     assert "--window" in line and "0.10 s" in line and str(run_dir) in line
     assert old.read_text() == '{"old": true}\n' and _listing(tmp_path) == ["a.json"]
@@ -78,37 +72,37 @@ def test_window_running_past_the_end_is_clipped(run_dir, tmp_path, capfd):
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_summary_and_picture_are_written_together(run_dir, tmp_path, capfd, monkeypatch):
+def test_summary_and_picture_are_written_together(run_dir, tmp_path, capfd, monkeypatch, one_error):
     def broken(*args, **kwargs):
         raise ValueError("picture failed")
     monkeypatch.setattr(filmstrip, "filmstrip_png", broken)
-    line = _one_error(capfd, _analyze(run_dir, "-o", tmp_path / "a.json",
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json",
                                       "--picture", tmp_path / "s.png"))
     assert "picture failed" in line
     assert _listing(tmp_path) == []            # no summary without its picture
 
 
-def test_same_file_for_summary_and_picture(run_dir, tmp_path, capfd):
-    line = _one_error(capfd, _analyze(run_dir, "-o", tmp_path / "a", "--picture", tmp_path / "a"))
+def test_same_file_for_summary_and_picture(run_dir, tmp_path, capfd, one_error):
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a", "--picture", tmp_path / "a"))
     assert "--picture" in line and "-o" in line
     assert _listing(tmp_path) == []
 
 
 @pytest.mark.parametrize("every", ["nan", "0", "-0.1"])
-def test_bad_frame_interval(run_dir, tmp_path, capfd, every):
-    line = _one_error(capfd, _analyze(run_dir, "-o", tmp_path / "a.json", "--picture",
+def test_bad_frame_interval(run_dir, tmp_path, capfd, every, one_error):
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json", "--picture",
                                       tmp_path / "s.png", f"--every={every}"))
     assert "--every" in line
     assert _listing(tmp_path) == []
 
 
-def test_summary_without_a_key(run_dir, tmp_path, capfd):
+def test_summary_without_a_key(run_dir, tmp_path, capfd, one_error):
     import shutil
     broken = tmp_path / "run"
     shutil.copytree(run_dir, broken)
     summary = json.loads((broken / "summary.json").read_text())
     del summary["model"]
     (broken / "summary.json").write_text(json.dumps(summary))
-    line = _one_error(capfd, _analyze(broken, "-o", tmp_path / "a.json"))
+    line = one_error(_analyze(broken, "-o", tmp_path / "a.json"))
     assert str(broken / "summary.json") in line and "model" in line
     assert not (tmp_path / "a.json").exists()

@@ -29,12 +29,6 @@ def _truncate(path):
     path.write_bytes(data[: len(data) // 2])
 
 
-def _one_error(capfd, code):
-    err = capfd.readouterr().err
-    assert code == 2, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
 
 
 def _commands(model, out):
@@ -47,17 +41,17 @@ def _commands(model, out):
 
 
 @pytest.mark.parametrize("command", ["simulate", "render", "info"])
-def test_truncated_model(built_models, tmp_path, capfd, command):
+def test_truncated_model(built_models, tmp_path, capfd, command, one_error):
     model = _copy_model(built_models, "HumanLegs", tmp_path / "m")
     _truncate(model)
     out = tmp_path / "out"
-    line = _one_error(capfd, main(_commands(model, out)[command]))
+    line = one_error(main(_commands(model, out)[command]))
     assert line.startswith(f"musclewalk {command}: error: {model}:")
     assert "truncated or corrupt" in line
     assert not out.exists()
 
 
-def test_analyze_a_run_whose_model_was_truncated(built_models, tmp_path, capfd):
+def test_analyze_a_run_whose_model_was_truncated(built_models, tmp_path, capfd, one_error):
     model = _copy_model(built_models, "HumanLegs", tmp_path / "m")
     run = tmp_path / "run"
     assert main(["simulate", str(model), "--speed", "1.3", "--duration", "0.02",
@@ -65,38 +59,38 @@ def test_analyze_a_run_whose_model_was_truncated(built_models, tmp_path, capfd):
     capfd.readouterr()
     _truncate(model)
     out = tmp_path / "analysis"
-    line = _one_error(capfd, main(["analyze", str(run), "-o", str(out / "a.json"),
+    line = one_error(main(["analyze", str(run), "-o", str(out / "a.json"),
                                    "--picture", str(out / "a.png")]))
     assert str(model) in line and "truncated or corrupt" in line
     assert not out.exists()
 
 
 @pytest.mark.parametrize("command", ["simulate", "render", "info"])
-def test_model_beside_the_metadata_of_another_model(built_models, tmp_path, capfd, command):
+def test_model_beside_the_metadata_of_another_model(built_models, tmp_path, capfd, command, one_error):
     model = _copy_model(built_models, "HumanLegs", tmp_path / "m", meta_of="Human")
     out = tmp_path / "out"
-    line = _one_error(capfd, main(_commands(model, out)[command]))
+    line = one_error(main(_commands(model, out)[command]))
     assert str(model) in line and "does not match its metadata" in line
     assert "no body lumbar" in line                # names what is missing
     assert not out.exists()
 
 
-def test_more_muscles_than_the_metadata(built_models, tmp_path, capfd):
+def test_more_muscles_than_the_metadata(built_models, tmp_path, capfd, one_error):
     model = _copy_model(built_models, "Human", tmp_path / "m", meta_of="HumanLegs")
-    line = _one_error(capfd, main(["info", str(model)]))
+    line = one_error(main(["info", str(model)]))
     assert str(model) in line and "does not match" in line and "40 muscles" in line
 
 
 @pytest.mark.skipif(not REFERENCE.is_file(), reason="shared reference model not available")
 @pytest.mark.parametrize("command", ["simulate", "render", "info"])
-def test_foreign_model_with_copied_metadata(built_models, tmp_path, capfd, command):
+def test_foreign_model_with_copied_metadata(built_models, tmp_path, capfd, command, one_error):
     model = tmp_path / "m" / "gait10dof18musc.osim"
     model.parent.mkdir()
     shutil.copy(REFERENCE, model)
     src = built_models["HumanLegs"]
     shutil.copy(src.with_name("HumanLegs.meta.json"), model.with_name("gait10dof18musc.meta.json"))
     out = tmp_path / "out"
-    line = _one_error(capfd, main(_commands(model, out)[command]))
+    line = one_error(main(_commands(model, out)[command]))
     assert str(model) in line and "does not match its metadata" in line
     assert "no body upper_leg_r" in line and "no controller excitation_controller" in line
     assert not out.exists()
@@ -104,12 +98,12 @@ def test_foreign_model_with_copied_metadata(built_models, tmp_path, capfd, comma
 
 @pytest.mark.skipif(not REFERENCE.is_file(), reason="shared reference model not available")
 @pytest.mark.parametrize("command", ["simulate", "info"])
-def test_foreign_model_without_metadata(tmp_path, capfd, command):
+def test_foreign_model_without_metadata(tmp_path, capfd, command, one_error):
     model = tmp_path / "m" / "gait10dof18musc.osim"
     model.parent.mkdir()
     shutil.copy(REFERENCE, model)
     out = tmp_path / "out"
-    line = _one_error(capfd, main(_commands(model, out)[command]))
+    line = one_error(main(_commands(model, out)[command]))
     assert "gait10dof18musc.meta.json" in line and "metadata not found" in line
     assert not out.exists()
 
@@ -119,23 +113,23 @@ def test_intact_model_passes_info(built_models, capfd):
     assert "HumanLegs: 9 bodies" in capfd.readouterr().out
 
 
-def test_render_output_checks(built_models, tmp_path, capfd, make_read_only):
+def test_render_output_checks(built_models, tmp_path, capfd, make_read_only, one_error):
     target = tmp_path / "picture.png"
     target.mkdir()
-    line = _one_error(capfd, main(["render", str(built_models["HumanLegs"]), "-o", str(target)]))
+    line = one_error(main(["render", str(built_models["HumanLegs"]), "-o", str(target)]))
     assert str(target) in line and "-o" in line and "directory" in line
     locked = tmp_path / "locked"
     locked.mkdir()
     make_read_only(locked)
-    line = _one_error(capfd, main(["render", str(built_models["HumanLegs"]), "-o",
+    line = one_error(main(["render", str(built_models["HumanLegs"]), "-o",
                                    str(locked / "m.png")]))
     assert str(locked) in line and "read-only" in line
     assert list(locked.iterdir()) == [] and list(target.iterdir()) == []
 
 
-def test_metadata_that_is_not_json(built_models, tmp_path, capfd):
+def test_metadata_that_is_not_json(built_models, tmp_path, capfd, one_error):
     model = _copy_model(built_models, "HumanLegs", tmp_path / "m")
     model.with_name("HumanLegs.meta.json").write_text('{"musclewalk_meta": 1, "bodies": [')
-    line = _one_error(capfd, main(["info", str(model)]))
+    line = one_error(main(["info", str(model)]))
     assert "HumanLegs.meta.json" in line and "not valid JSON" in line
     json.loads(built_models["HumanLegs"].with_name("HumanLegs.meta.json").read_text())

@@ -20,13 +20,6 @@ def _simulate(built_models, out, *extra):
                  DURATION, "--out", str(out), *map(str, extra)])
 
 
-def _one_error(capfd, code, expected=2):
-    err = capfd.readouterr().err
-    assert code == expected, err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    return lines[0]
 
 
 def _snapshot(folder):
@@ -72,19 +65,19 @@ def test_an_empty_folder_is_used(built_models, tmp_path, capfd):
     assert sorted(p.name for p in out.iterdir()) == sorted(FILES + (RUN_MARKER,))
 
 
-def test_interrupted_simulation_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch):
+def test_interrupted_simulation_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch, one_error):
     before = _snapshot(old_run)
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
     monkeypatch.setattr(Simulator, "run", interrupted)
-    line = _one_error(capfd, _simulate(built_models, old_run), expected=130)
+    line = one_error(_simulate(built_models, old_run), expected=130)
     assert line == "musclewalk simulate: interrupted"
     assert _snapshot(old_run) == before
     _no_temporaries(old_run.parent)
 
 
-def test_interrupt_while_writing_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch):
+def test_interrupt_while_writing_keeps_the_old_folder(built_models, old_run, capfd, monkeypatch, one_error):
     before = _snapshot(old_run)
     write_all = outputs._write_all
 
@@ -93,45 +86,45 @@ def test_interrupt_while_writing_keeps_the_old_folder(built_models, old_run, cap
         (folder / "summary.json").write_text('{"half": ')
         raise KeyboardInterrupt
     monkeypatch.setattr(outputs, "_write_all", half_written)
-    line = _one_error(capfd, _simulate(built_models, old_run), expected=130)
+    line = one_error(_simulate(built_models, old_run), expected=130)
     assert "interrupted" in line
     assert _snapshot(old_run) == before
     _no_temporaries(old_run.parent)
 
 
-def test_out_that_is_a_file(built_models, tmp_path, capfd, no_simulation):
+def test_out_that_is_a_file(built_models, tmp_path, capfd, no_simulation, one_error):
     out = tmp_path / "results.txt"
     out.write_text("keep me\n")
-    line = _one_error(capfd, _simulate(built_models, out))
+    line = one_error(_simulate(built_models, out))
     assert str(out) in line and "--out" in line and "not a directory" in line
     assert out.read_text() == "keep me\n"
 
 
-def test_out_in_a_read_only_folder(built_models, tmp_path, capfd, no_simulation, make_read_only):
+def test_out_in_a_read_only_folder(built_models, tmp_path, capfd, no_simulation, make_read_only, one_error):
     parent = tmp_path / "locked"
     parent.mkdir()
     make_read_only(parent)
-    line = _one_error(capfd, _simulate(built_models, parent / "run"))
+    line = one_error(_simulate(built_models, parent / "run"))
     assert str(parent) in line and "--out" in line and "read-only" in line
     assert list(parent.iterdir()) == []
     # a missing folder below a read-only one
-    line = _one_error(capfd, _simulate(built_models, parent / "a" / "run"))
+    line = one_error(_simulate(built_models, parent / "a" / "run"))
     assert str(parent) in line and "read-only" in line
 
 
-def test_read_only_run_folder(built_models, old_run, capfd, no_simulation, make_read_only):
+def test_read_only_run_folder(built_models, old_run, capfd, no_simulation, make_read_only, one_error):
     before = _snapshot(old_run)
     make_read_only(old_run)
-    line = _one_error(capfd, _simulate(built_models, old_run))
+    line = one_error(_simulate(built_models, old_run))
     assert str(old_run) in line and "read-only" in line
     assert _snapshot(old_run) == before
 
 
-def test_out_that_another_program_wrote(built_models, tmp_path, capfd, no_simulation):
+def test_out_that_another_program_wrote(built_models, tmp_path, capfd, no_simulation, one_error):
     out = tmp_path / "documents"
     out.mkdir()
     (out / "notes.txt").write_text("mine\n")
-    line = _one_error(capfd, _simulate(built_models, out))
+    line = one_error(_simulate(built_models, out))
     assert str(out) in line and "--out" in line and RUN_MARKER in line
     assert _snapshot(out) == {"notes.txt": b"mine\n"}
     # a file named like an output does not make a folder musclewalk's to replace
@@ -141,14 +134,14 @@ def test_out_that_another_program_wrote(built_models, tmp_path, capfd, no_simula
     assert _snapshot(out) == {"notes.txt": b"mine\n", "summary.json": b"{}"}
 
 
-def test_out_holding_the_model(built_models, old_run, capfd, no_simulation):
+def test_out_holding_the_model(built_models, old_run, capfd, no_simulation, one_error):
     model = old_run / "HumanLegs.osim"
     shutil.copy(built_models["HumanLegs"], model)
     shutil.copy(built_models["HumanLegs"].with_name("HumanLegs.meta.json"), old_run)
     before = _snapshot(old_run)
     code = main(["simulate", str(model), "--speed", "1.3", "--duration", DURATION,
                  "--out", str(old_run)])
-    line = _one_error(capfd, code)
+    line = one_error(code)
     assert str(model) in line and "--out" in line
     assert _snapshot(old_run) == before
 
@@ -166,9 +159,9 @@ def test_out_holding_the_model(built_models, old_run, capfd, no_simulation):
     ("--random-pushes", "-1"),
 ])
 def test_bad_number_is_one_line_before_simulating(built_models, tmp_path, capfd, no_simulation,
-                                                  option, value):
+                                                  option, value, one_error):
     out = tmp_path / "run"
-    line = _one_error(capfd, _simulate(built_models, out, f"{option}={value}"))
+    line = one_error(_simulate(built_models, out, f"{option}={value}"))
     assert line.startswith(f"musclewalk simulate: error: {option}:"), line
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
