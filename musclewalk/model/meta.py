@@ -224,9 +224,14 @@ def scale_passive_bounds(meta: dict, factors: dict[str, float]) -> dict:
     return out
 
 
+def meta_bytes(meta: dict) -> bytes:
+    """The metadata file's contents."""
+    return (json.dumps(meta, indent=1, default=_json_default) + "\n").encode()
+
+
 def write_meta(path, meta: dict) -> None:
     from .osim import write_atomic
-    write_atomic(Path(path), (json.dumps(meta, indent=1, default=_json_default) + "\n").encode())
+    write_atomic(Path(path), meta_bytes(meta))
 
 
 def load_meta(path) -> dict:

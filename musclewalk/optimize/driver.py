@@ -31,11 +31,11 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..constants import CONTROL_INTERVAL
-from ..io_checks import check_model
+from ..io_checks import check_model, write_files_together
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
-from ..model.meta import load_meta, meta_path, write_meta
-from ..model.osim import write_atomic
-from ..model.vectors import ModelVectors, parse_osim, write_model_with
+from ..model.meta import load_meta, meta_bytes, meta_path
+from ..model.osim import write_atomic, xml_bytes
+from ..model.vectors import ModelVectors, parse_osim
 from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationTask
@@ -545,12 +545,17 @@ class Optimization:
             "termination_reason": st.best_result["reason"],
             "parameters": structured,
         }
-        write_atomic(self.out / "best.json", (json.dumps(best, indent=1) + "\n").encode())
-        model_values = structured["model"]
-        write_model_with(s.model, self.meta, model_values, self.out / "optimized.osim")
-        meta = ModelVectors(self.meta).updated_meta(parse_osim(self.out / "optimized.osim"))
+        # best.json, optimized.osim and its metadata belong together: written all or none
+        tree = parse_osim(s.model)
+        vectors = ModelVectors(self.meta)
+        vectors.write(tree, structured["model"])
+        meta = vectors.updated_meta(tree)
         meta["optimized_from"] = str(s.model)
-        write_meta(meta_path(self.out / "optimized.osim"), meta)
+        osim = self.out / "optimized.osim"
+        write_files_together({
+            self.out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
+            osim: xml_bytes(tree),
+            meta_path(osim): meta_bytes(meta)})
 
     def _write_log(self, stop: str | None) -> None:
         import cma
