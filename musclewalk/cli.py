@@ -324,11 +324,8 @@ def _optimize_run(args, command: str | None = None):
 
 
 def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
-    """OUT/model/<model> with passive-gain bounds scaled (--scale-passive): the run's own copy, so
-    the source model is untouched and --resume finds the scaled metadata."""
-    from .model.meta import load_meta, meta_path, scale_passive_bounds, write_meta
-    from .model.osim import write_atomic
-    from .optimize.driver import CHECKPOINT
+    """--scale-passive NAME=FACTOR ...: the run's model copy with those passive gains scaled."""
+    from .optimize.driver import scaled_passive_model
     factors = {}
     for spec in specs:
         name, _, value = spec.partition("=")
@@ -336,20 +333,10 @@ def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
             factors[name.strip()] = float(value)
         except ValueError:
             raise UsageError(f"--scale-passive: expected NAME=FACTOR, got {spec!r}") from None
-    if (out / CHECKPOINT).exists():
-        return model        # the optimizer refuses to overwrite the run; leave it untouched
     try:
-        meta = load_meta(model)
-        if meta.get("passive_scale") == factors and model.parent.resolve() == (out / "model").resolve():
-            return model    # scaled by an earlier start of this run that stopped before generation 1
-        scaled = scale_passive_bounds(meta, factors)
+        return scaled_passive_model(model, out, factors)
     except ValueError as exc:
-        raise UsageError(f"--scale-passive: {meta_path(model)}: {exc}") from None
-    target = out / "model" / model.name
-    if target.resolve() != model.resolve():
-        write_atomic(target, model.read_bytes())
-    write_meta(meta_path(target), scaled)
-    return target
+        raise UsageError(f"--scale-passive: {exc}") from None
 
 
 def _time_window(text: str) -> tuple:

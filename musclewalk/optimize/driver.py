@@ -264,6 +264,30 @@ def check_new_run_dir(out: Path) -> None:
                                     "checkpoint to resume; choose a new directory")
 
 
+def scaled_passive_model(model: Path, out: Path, factors: Mapping[str, float]) -> Path:
+    """OUT/model/<model> with the passive gains in ``factors`` scaled (initial value and bounds;
+    a continuation stage): the run's own copy, so that the source model is untouched and
+    --resume finds the scaled metadata. ValueError naming the metadata file for an unknown gain
+    or a bad factor."""
+    from ..model.meta import scale_passive_bounds, write_meta
+    model, out = Path(model), Path(out)
+    if (out / CHECKPOINT).exists():
+        return model        # the optimizer refuses to overwrite the run; leave it untouched
+    try:
+        meta = load_meta(model)
+        if meta.get("passive_scale") == dict(factors) \
+                and model.parent.resolve() == (out / MODEL_DIR).resolve():
+            return model    # scaled by an earlier start of this run that stopped before generation 1
+        scaled = scale_passive_bounds(meta, dict(factors))
+    except ValueError as exc:
+        raise ValueError(f"{meta_path(model)}: {exc}") from None
+    target = out / MODEL_DIR / model.name
+    if target.resolve() != model.resolve():
+        write_atomic(target, model.read_bytes())
+    write_meta(meta_path(target), scaled)
+    return target
+
+
 def best_key(result: Mapping | None) -> tuple:
     """Ordering of the reported best (CMA-ES itself ranks by objective alone): a candidate that ran
     the full t_max beats any that a termination rule stopped, however low the latter's objective
