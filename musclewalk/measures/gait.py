@@ -32,6 +32,7 @@ class MeasureContext:
     head_base_R: np.ndarray            # head body orientation in the base pose (3, 3)
     muscle_mass: np.ndarray            # kg per muscle
     contact_velocities: Callable       # raw sensors -> (n_spheres, 3) sphere centre velocities
+    leg_length: float = 1.0            # m
 
     @classmethod
     def from_simulator(cls, sim, scenario) -> "MeasureContext":
@@ -47,7 +48,8 @@ class MeasureContext:
             head_base_R=np.reshape(meta["base_pose"][head_name]["R"], (3, 3)),
             muscle_mass=muscle_masses([m["max_isometric_force"] for m in meta["muscles"]],
                                       [m["optimal_fiber_length"] for m in meta["muscles"]]),
-            contact_velocities=sim.bridge.contact_velocities)
+            contact_velocities=sim.bridge.contact_velocities,
+            leg_length=float(meta.get("leg_length", 1.0)))
 
 
 @dataclass
@@ -60,18 +62,21 @@ class StepSample:
     heading: float                     # target heading, rad
     forward: np.ndarray                # horizontal unit vector of the target heading
     muscles: object = None             # sim.engine.MuscleState, when a measure needs it
+    limit_torques: np.ndarray | None = None   # N m per joint limit, when a measure needs them
 
     @classmethod
-    def at(cls, sensors, raw, excitation, heading_at, muscles=None) -> "StepSample":
+    def at(cls, sensors, raw, excitation, heading_at, muscles=None,
+           limit_torques=None) -> "StepSample":
         heading = heading_at(sensors.t)
         forward = np.array([math.cos(heading), 0.0, -math.sin(heading)])
-        return cls(sensors.t, sensors, raw, excitation, heading, forward, muscles)
+        return cls(sensors.t, sensors, raw, excitation, heading, forward, muscles, limit_torques)
 
 
 class Measure:
     name: ClassVar[str]
     unit: ClassVar[str]
     needs_muscles: ClassVar[bool] = False
+    needs_limit_torques: ClassVar[bool] = False
     after_termination: ClassVar[float] = 0.0
 
     def __init__(self, context: MeasureContext):
@@ -183,6 +188,18 @@ class VerticalGrfExcess(Measure):
         return float(np.clip(excess, 0.0, None).sum())
 
 
+class JointLimitTorque(Measure):
+    """Summed magnitude of the joint-limit (ligament) torques, in units of body weight times leg
+    length: what a gait that leans on its joint limits (a knee locked in hyperextension) pays
+    (Wang et al. 2012 penalize the soft joint-limit torques; SCONE's DofLimitMeasure)."""
+    name, unit = "joint_limit_torque", "M g L"
+    needs_limit_torques = True
+
+    def value(self, sample):
+        scale = self.context.body_mass * GRAVITY * self.context.leg_length
+        return float(np.abs(sample.limit_torques).sum() / scale)
+
+
 MEASURES: dict[str, type[Measure]] = {m.name: m for m in (
     SpeedError, HeadOrientationError, HeadVelocityError, FootSlide, MetabolicRatePerKg,
-    MetabolicCostPerTargetDistance, VerticalGrfExcess)}
+    MetabolicCostPerTargetDistance, VerticalGrfExcess, JointLimitTorque)}

@@ -118,12 +118,14 @@ class ObjectiveRecorder:
         self.context = MeasureContext.from_simulator(sim, scenario)
         self.measures = {t.name: MEASURES[t.measure](self.context) for t in self.objective.terms}
         self.needs_muscles = any(m.needs_muscles for m in self.measures.values())
+        self.needs_limit_torques = any(m.needs_limit_torques for m in self.measures.values())
         self.integral = StepIntegral(self.measures, scenario.control_interval)
         self.steps = 0
 
     def __call__(self, sensors, excitation, engine, raw) -> None:
         muscles = engine.muscle_states() if self.needs_muscles else None
-        sample = StepSample.at(sensors, raw, excitation, self.scenario.heading_at, muscles)
+        limits = engine.limit_torques() if self.needs_limit_torques else None
+        sample = StepSample.at(sensors, raw, excitation, self.scenario.heading_at, muscles, limits)
         self.integral.add(sample.t, {name: m.value(sample) for name, m in self.measures.items()})
         self.steps += 1
 

@@ -120,6 +120,7 @@ class OpenSimEngine:
         self._find_bodies_and_muscles()
         self._find_controls()
         self._find_contacts()
+        self._find_limit_forces()
         if terrain is not None:
             self._setup_terrain_state(self.model.getForceSet())
         coords = self.model.getCoordinateSet()
@@ -187,6 +188,22 @@ class OpenSimEngine:
         self.constants = [osim.Constant.safeDownCast(functions.get(i)) for i in range(n)]
         push = osim.PrescribedForce.safeDownCast(self.model.getForceSet().get(PUSH_FORCE_NAME))
         self._push_constants = self._prescribed_constants(push)
+
+    def _find_limit_forces(self) -> None:
+        """The CoordinateLimitForces (joint limits, the model's ligaments) and their
+        coordinates, for the measures that penalize loading them."""
+        forces = self.model.getForceSet()
+        self.limit_forces, self.limit_names = [], []
+        for i in range(forces.getSize()):
+            f = forces.get(i)
+            if f.getConcreteClassName() == "CoordinateLimitForce":
+                self.limit_forces.append(self.osim.CoordinateLimitForce.safeDownCast(f))
+                self.limit_names.append(f.getName())
+
+    def limit_torques(self) -> np.ndarray:
+        """Generalized force of each joint limit now, N m (0 inside the limits)."""
+        s = self.state
+        return np.array([f.calcLimitForce(s) for f in self.limit_forces])
 
     def _find_contacts(self) -> None:
         osim, meta, forces = self.osim, self.meta, self.model.getForceSet()

@@ -330,3 +330,24 @@ def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw
     score, terms = rec.objective.combine(avg)
     assert terms["cot"] == pytest.approx(EFFORT / TARGET) and terms["grf"] == pytest.approx(2.4)
     assert rec.objective.term_names == ("speed", "headori", "headvel", "slide", "cot", "grf")
+
+
+def test_joint_limit_torque_on_a_real_simulation(humanlegs_osim):
+    """The joint-limit measure: summed |limit torque| / (M g L), averaged like every measure;
+    recomputed here from the engine's limit forces at each control step."""
+    from musclewalk.sim.runner import Simulator
+    sim = Simulator(humanlegs_osim)
+    assert len(sim.engine.limit_forces) == len(sim.engine.limit_names) > 0
+    scenario = Scenario(speed=1.3, duration=0.2)
+    objective = Objective.from_dict(
+        {"terms": {"limits": {"measure": "joint_limit_torque", "weight": 1.0}}}, "limits")
+    rec = ObjectiveRecorder(sim, scenario, objective)
+    torques = []
+    result = sim.run(scenario, {}, observers=[rec, lambda s, u, engine, raw:
+                                              torques.append(engine.limit_torques())])
+    avg = rec.finish(result.simulated_time, result.terminated)
+    scale = sim.meta["total_mass"] * 9.80665 * sim.meta["leg_length"]
+    counted = torques[:-1]
+    expected = sum(np.abs(t).sum() for t in counted) * 0.005 / scale / 0.2
+    assert expected > 0                   # the straight knees start at their limit
+    assert avg["limits"] == pytest.approx(expected, rel=1e-9, abs=1e-15)
