@@ -172,8 +172,9 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
         out["vgrf"][side] = {"mean": rows.mean(axis=0).tolist(), "sd": rows.std(axis=0).tolist(),
                              **vgrf_features(rows.mean(axis=0))}
     out["gps_deg"] = gait_profile_score(all_gvs)
-    out["map_deg"] = {v: gait_profile_score({k: all_gvs[f"{s}.{v}"] for s in sides
-                                            if f"{s}.{v}" in all_gvs for k in [s]})
+    # Movement Analysis Profile: the GVS of each variable over the sides compared
+    out["map_deg"] = {v: gait_profile_score({s: all_gvs[f"{s}.{v}"] for s in sides
+                                            if f"{s}.{v}" in all_gvs})
                       for v in CURVES}
     out["muscles"] = {}
     if trial.activations and ref.emg:

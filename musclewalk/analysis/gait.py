@@ -213,7 +213,8 @@ def from_simulation(run_dir) -> Trial:
     grf = _storage(run_dir / "grf.mot", "GRF file")
     from ..model.meta import load_meta
     meta = load_meta(model_path)
-    trial = _trial(run_dir.name, model, names, rows, states["time"].to_numpy(float), grf,
+    trial = _trial(run_dir.name, model, leg_segments(model), names, rows,
+                   states["time"].to_numpy(float), grf,
                    {"r": "ground_force_r_", "l": "ground_force_l_"}, float(meta["total_mass"]),
                    {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)})
     muscles_path = run_dir / "muscles.csv"
@@ -256,14 +257,13 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
     if body_mass is None:
         body_mass = sum(model.getBodySet().get(i).getMass()
                         for i in range(model.getBodySet().getSize()))
-    return _trial(Path(ik_path).stem, model, names, rows, ik["time"].to_numpy(float), grf,
+    return _trial(Path(ik_path).stem, model, seg, names, rows, ik["time"].to_numpy(float), grf,
                   prefixes, float(body_mass),
                   {"kind": "opensim trial", "model": str(model_path), "ik": str(ik_path),
                    "grf": str(grf_path), "external_loads": str(loads_path)})
 
 
-def _trial(name, model, names, rows, time, grf, prefixes, mass, source) -> Trial:
-    seg = leg_segments(model)
+def _trial(name, model, seg, names, rows, time, grf, prefixes, mass, source) -> Trial:
     bodies = [seg["root"], *seg["r"], *seg["l"]]
     R, R0, root = _rotations(model, bodies, rows, names)
     vgrf, cop = {}, {}
