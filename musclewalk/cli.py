@@ -78,11 +78,21 @@ def _number(option: str, value: float, expected: str, ok=lambda v: True) -> floa
 
 def _cmd_simulate(args):
     from .io_checks import check_model, check_output_folder
-    from .sim.engine import EngineError
-    from .sim.outputs import FILES, write_outputs
-    from .sim.runner import Simulator
-    from .sim.scenario import MAX_DURATION, HeadingPath, Push, Scenario, random_pushes
+    from .sim.outputs import FILES
     # every option first, then the output folder and the model: nothing fails after simulating
+    pushes = _simulate_options(args)
+    check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
+    meta = check_model(args.model)
+    params = _simulation_parameters(args, meta)
+    scenario = _scenario(args, pushes)
+    terrain = _terrain(args)
+    sim, result = _simulate(args, meta, scenario, terrain, params)
+    _write_simulation(args, sim, result, scenario)
+
+
+def _simulate_options(args) -> list:
+    """simulate's options checked, one line naming the first bad one; the pushes of --push."""
+    from .sim.scenario import MAX_DURATION
     _number("--speed", args.speed, "a positive speed (m/s)", lambda v: v > 0)
     _number("--duration", args.duration, f"a positive duration of at most {MAX_DURATION:g} s",
             lambda v: 0 < v <= MAX_DURATION)
@@ -98,43 +108,66 @@ def _cmd_simulate(args):
         raise UsageError(f"--random-pushes: expected a count >= 0, got {args.random_pushes}")
     if args.seed < 0:
         raise UsageError(f"--seed: expected an integer >= 0, got {args.seed}")
-    pushes = []
-    for spec in args.push:
-        try:
-            start, fx, fz = (float(v) for v in spec.split(","))
-        except ValueError:
-            raise UsageError(f"--push: expected START,FX,FZ (s, N, N), got {spec!r}") from None
-        if not all(math.isfinite(v) for v in (start, fx, fz)) or start < 0:
-            raise UsageError(f"--push: expected START >= 0 and finite FX, FZ (s, N, N), "
-                             f"got {spec!r}")
-        pushes.append(Push(start, (fx, 0.0, fz)))
-    check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
-    meta = check_model(args.model)
-    params = {}
-    if args.params:
-        from .model.vectors import parse_osim
-        from .sim.bridge import control_model_from_meta
-        from .sim.parameters import check_parameter_file
-        params = check_parameter_file(args.params, meta, parse_osim(args.model),
-                                      control_model_from_meta(meta, args.control_interval),
-                                      fill_defaults=args.fill_defaults,
-                                      model_source=str(args.model))
+    return [_push(spec) for spec in args.push]
+
+
+def _push(spec: str):
+    """--push START,FX,FZ: a push on the trunk."""
+    from .sim.scenario import Push
+    try:
+        start, fx, fz = (float(v) for v in spec.split(","))
+    except ValueError:
+        raise UsageError(f"--push: expected START,FX,FZ (s, N, N), got {spec!r}") from None
+    if not all(math.isfinite(v) for v in (start, fx, fz)) or start < 0:
+        raise UsageError(f"--push: expected START >= 0 and finite FX, FZ (s, N, N), "
+                         f"got {spec!r}")
+    return Push(start, (fx, 0.0, fz))
+
+
+def _simulation_parameters(args, meta) -> dict:
+    """The controller and initial-state values of --params, checked against the model (none:
+    the defaults)."""
+    if not args.params:
+        return {}
+    from .model.vectors import parse_osim
+    from .sim.bridge import control_model_from_meta
+    from .sim.parameters import check_parameter_file
+    return check_parameter_file(args.params, meta, parse_osim(args.model),
+                                control_model_from_meta(meta, args.control_interval),
+                                fill_defaults=args.fill_defaults, model_source=str(args.model))
+
+
+def _scenario(args, pushes: list):
+    """The scenario of simulate's options: target speed and heading, pushes (those of --push,
+    then the random ones), duration, control interval, termination."""
+    from .sim.scenario import HeadingPath, Scenario, random_pushes
     if args.random_pushes:
-        pushes += random_pushes(args.random_pushes, args.push_magnitude, args.seed)
+        pushes = pushes + random_pushes(args.random_pushes, args.push_magnitude, args.seed)
     heading = HeadingPath(initial=math.radians(args.heading), turn_rate=math.radians(args.turn_rate),
                           seed=args.seed, duration=args.duration)
     scenario = Scenario(speed=args.speed, duration=args.duration, heading=heading, pushes=pushes,
                         control_interval=args.control_interval, terminate=not args.no_terminate)
     scenario.validate()
-    terrain = None
-    if args.terrain_slope is not None:
-        from .sim.terrain import RampTerrain
-        try:
-            terrain = RampTerrain(args.terrain_slope, seed=args.seed,
-                                  length=args.speed * args.duration * 1.5 + 2.0)
-        except ValueError as exc:
-            reason = str(exc).removeprefix("terrain slope: ")
-            raise UsageError(f"--terrain-slope: {reason}") from None
+    return scenario
+
+
+def _terrain(args):
+    """--terrain-slope: ramps long enough for the run (None: flat ground)."""
+    if args.terrain_slope is None:
+        return None
+    from .sim.terrain import RampTerrain
+    try:
+        return RampTerrain(args.terrain_slope, seed=args.seed,
+                           length=args.speed * args.duration * 1.5 + 2.0)
+    except ValueError as exc:
+        reason = str(exc).removeprefix("terrain slope: ")
+        raise UsageError(f"--terrain-slope: {reason}") from None
+
+
+def _simulate(args, meta, scenario, terrain, params):
+    """(simulator, result) of the recorded run; a model or state OpenSim refuses is one line."""
+    from .sim.engine import EngineError
+    from .sim.runner import Simulator
     try:
         sim = Simulator(args.model, meta=meta, control_interval=args.control_interval,
                         terrain=terrain)
@@ -146,9 +179,15 @@ def _cmd_simulate(args):
     except RuntimeError as exc:        # OpenSim refused the state (e.g. an extreme initial pose)
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"{args.model}: OpenSim failed while simulating: {first}") from None
+    return sim, result
+
+
+def _write_simulation(args, sim, result, scenario) -> None:
+    """The output folder (replaced as a whole) and the one-line summary."""
+    from .sim.outputs import write_outputs
     write_outputs(args.out, sim, result, scenario,
                   {"parameters": str(args.params) if args.params else "defaults",
-                   "pushes": [p.__dict__ for p in pushes], "heading_deg": args.heading,
+                   "pushes": [p.__dict__ for p in scenario.pushes], "heading_deg": args.heading,
                    "turn_rate_deg_s": args.turn_rate, "seed": args.seed,
                    "terrain_max_slope_deg": args.terrain_slope})
     s = result.summary(scenario)
@@ -158,174 +197,84 @@ def _cmd_simulate(args):
           f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {args.out}")
 
 
-def _is_experiment(path: str) -> bool:
-    """An experiment file names its creature (a creature file does not)."""
-    import yaml
-    if not path.endswith((".yaml", ".yml")) or not Path(path).is_file():
-        return False
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except yaml.YAMLError:
-        return False
-    return isinstance(data, dict) and "creature" in data
-
-
 def _cmd_optimize(args):
-    if _is_experiment(args.creature):
+    from .optimize.experiment import is_experiment_file
+    if is_experiment_file(args.creature):
         return _optimize_experiment(args)
     return _optimize_run(args)
 
 
-def _optimize_experiment(args):
-    """Every stage of an experiment file in order, each warm-started from the best of the one
-    before; a stage with a checkpoint is resumed (and returns at once when it had finished)."""
-    import argparse
+# the options an experiment file sets itself (it leaves runs.EXPERIMENT_OPTIONS to the caller)
+_EXPERIMENT_SETS = ("speed", "duration", "seed", "sigma", "init", "generations", "objective",
+                    "extra_generations", "stagnation")
 
-    from .optimize.driver import CHECKPOINT
-    from .optimize.experiment import Experiment, ExperimentError
-    try:
-        exp = Experiment.load(args.creature)
-    except ExperimentError as exc:
-        raise UsageError(str(exc)) from None
-    for name in ("speed", "duration", "seed", "sigma", "init", "generations", "objective",
-                 "extra_generations", "stagnation"):
-        if getattr(args, name, None) is not None:
+
+def _optimize_experiment(args):
+    """Every stage of an experiment file in order (optimize.runs.run_experiment); only the
+    options the file leaves open may be given."""
+    from .optimize.experiment import Experiment
+    from .optimize.runs import EXPERIMENT_OPTIONS, run_experiment
+    exp = Experiment.load(args.creature)
+    for name in _EXPERIMENT_SETS:
+        if getattr(args, name) is not None:
             raise UsageError(f"--{name.replace('_', '-')}: an experiment file sets it "
                              f"({exp.path}); edit the file or run the creature without it")
     if args.scale_passive or args.resume:
         raise UsageError("--scale-passive / --resume: an experiment file has its stages and "
                          "resumes them by itself; run it again to continue")
-    init = str(exp.warm_start) if exp.warm_start else None
-    for i, stage in enumerate(exp.stages):
-        out = exp.stage_dir(args.out, i)
-        print(f"{exp.name}: stage {i + 1}/{len(exp.stages)} '{stage.name}' -> {out}", flush=True)
-        stage_args = argparse.Namespace(**{
-            **vars(args), "creature": exp.creature, "out": out, "speed": exp.speed,
-            "duration": stage.duration, "generations": stage.generations, "seed": stage.seed,
-            "sigma": stage.sigma, "popsize": stage.popsize, "objective": exp.objective,
-            "stop_when_walking": stage.stop_when_walking or None,
-            "init": init, "init_from_other_creature": exp.init_from_other_creature and i == 0,
-            "scale_passive": [f"{k}={v!r}" for k, v in stage.scale_passive.items()],
-            "resume": (out / CHECKPOINT).exists()})
-        if stage_args.resume:
-            # a resumed stage keeps its settings and model copy
-            for name in ("speed", "duration", "seed", "sigma", "init", "objective", "popsize",
-                         "stop_when_walking"):
-                setattr(stage_args, name, None)
-            stage_args.init_from_other_creature = False
-            stage_args.scale_passive = []
-        _optimize_run(stage_args, command=f"musclewalk optimize {exp.path} --out {args.out} "
-                                          f"(stage {stage.name})")
-        init = str(out / "best.json")
+    given = _given_settings(args)
+    run_experiment(exp, args.out, {k: v for k, v in given.items() if k in EXPERIMENT_OPTIONS},
+                   progress=not args.quiet)
 
 
-def _optimize_run(args, command: str | None = None):
-    import shlex
-    import shutil
-
-    from .model.build import build_creature
-    from .model.meta import load_meta
-    from .optimize.driver import (
-        CHECKPOINT,
-        MODEL_DIR,
-        Optimization,
-        Settings,
-        acquire_run_lock,
-        check_new_run_dir,
-        release_run_lock,
-    )
-    out = args.out
-    # the result-deciding settings the user gave (None: not given)
+def _given_settings(args) -> dict:
+    """The optimizer settings given on the command line (Settings field names; not given: left
+    out, so a new run takes the default and a resumed run its own value)."""
     given = {"speed": args.speed, "duration": args.duration, "seed": args.seed,
              "sigma": args.sigma, "init": args.init, "extra_generations": args.extra_generations,
              "stagnation": args.stagnation, "cpu_limit": args.cpu_limit,
              "objective": args.objective,
-             "popsize": getattr(args, "popsize", None),
-             "stop_when_walking": getattr(args, "stop_when_walking", None),
              "init_other_creature": args.init_from_other_creature or None,
              "clip_init": args.clip_init or None, "workers": args.workers,
              "evaluator": args.evaluator, "scheduler": args.scheduler,
              "wall_backstop": args.wall_backstop}
-    given = {k: v for k, v in given.items() if v is not None}
+    return {k: v for k, v in given.items() if v is not None}
+
+
+def _optimize_run(args):
+    """One optimization: a new run (optimize.runs.start_run) or a resumed one (resume_run)."""
+    from .optimize.driver import check_out_dir
+    from .optimize.runs import complete_run, resume_run, start_run
+    given = _given_settings(args)
     if args.generations is not None and args.generations < 1:
         raise UsageError(f"--generations: expected an integer >= 1, got {args.generations}")
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"{out}: --out exists and is not a directory")
+    check_out_dir(args.out)
     if args.resume:
         if args.scale_passive:
             raise UsageError("--scale-passive: a resumed run keeps the model copy it started with")
-        if not out.is_dir():
-            raise UsageError(f"{out / CHECKPOINT}: no checkpoint to resume from")
-        acquire_run_lock(out)
-        try:
-            opt = Optimization(Settings(model="", speed=1.0, generations=args.generations or 0),
-                               out, resume=True, progress=not args.quiet, requested=given)
-        except BaseException:
-            release_run_lock(out)
-            raise
-        creature = Path(args.creature)
-        if creature.suffix == ".osim":
-            wanted = load_meta(creature)["creature"]
-        else:
-            from .model.template import load_creature
-            wanted = load_creature(args.creature).name
-        if wanted != opt.meta["creature"]:
-            release_run_lock(out)
-            raise UsageError(f"{out}: the run optimizes '{opt.meta['creature']}', not '{wanted}'")
+        opt = resume_run(args.creature, args.out, generations=args.generations, requested=given,
+                         progress=not args.quiet)
     else:
         if args.speed is None:
             raise UsageError("--speed: required for a new run")
-        defaults = Settings(model="", speed=1.0)
-        settings = Settings(
-            model="", speed=args.speed,
-            duration=given.get("duration", defaults.duration),
-            generations=args.generations or defaults.generations,
-            seed=given.get("seed", defaults.seed), workers=given.get("workers", defaults.workers),
-            evaluator=given.get("evaluator", defaults.evaluator), scheduler=args.scheduler,
-            init=args.init, init_other_creature=args.init_from_other_creature,
-            clip_init=args.clip_init, sigma=given.get("sigma", defaults.sigma),
-            extra_generations=given.get("extra_generations", defaults.extra_generations),
-            stagnation=given.get("stagnation", defaults.stagnation),
-            cpu_limit=given.get("cpu_limit", defaults.cpu_limit),
-            objective=given.get("objective", defaults.objective),
-            popsize=given.get("popsize", defaults.popsize),
-            stop_when_walking=given.get("stop_when_walking", defaults.stop_when_walking),
-            wall_backstop=args.wall_backstop,
-            command=command or "musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
-        settings.validate()            # before anything is built or written
-        created = not out.exists()
-        acquire_run_lock(out)
-        try:
-            check_new_run_dir(out)
-            model = Path(args.creature)
-            if model.suffix != ".osim":
-                # built anew: a copy left by an earlier start may be of older templates
-                model = out / MODEL_DIR / f"{args.creature}.osim"
-                build_creature(args.creature, None, model)
-            elif not model.exists():
-                raise UsageError(f"{model}: model file not found")
-            if args.scale_passive:
-                model = _scaled_passive_model(model, out, args.scale_passive)
-            settings.model = str(model)
-            opt = Optimization(settings, out, progress=not args.quiet)
-        except BaseException:
-            release_run_lock(out)
-            if created:                # nothing of a run that never started stays behind
-                shutil.rmtree(out, ignore_errors=True)
-            raise
-    print(f"{opt.meta['creature']}: {len(opt.space)} parameters "
-          + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items()), flush=True)
-    state = opt.run()
-    r = state.best_result or {}
-    print(f"best objective {state.best_score:.3f} at generation {state.best_generation} "
-          f"(simulated {r.get('simulated_time', 0):.2f} s, "
-          f"{'terminated: ' + str(r.get('reason')) if r.get('terminated') else 'no termination'}); "
-          f"wrote {out}")
+        opt = start_run(args.creature, args.out, _new_run_settings(args, given),
+                        scale_passive=_passive_factors(args.scale_passive),
+                        progress=not args.quiet)
+    complete_run(opt)
 
 
-def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
-    """--scale-passive NAME=FACTOR ...: the run's model copy with those passive gains scaled."""
-    from .optimize.driver import scaled_passive_model
+def _new_run_settings(args, given: dict):
+    """The Settings of a new run: what was given, the optimizer's defaults for the rest."""
+    import shlex
+
+    from .optimize.driver import Settings
+    limit = {} if args.generations is None else {"generations": args.generations}
+    return Settings(model="", **given, **limit,
+                    command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+
+
+def _passive_factors(specs: list[str]) -> dict[str, float]:
+    """--scale-passive NAME=FACTOR ...: passive gain name -> factor."""
     factors = {}
     for spec in specs:
         name, _, value = spec.partition("=")
@@ -333,10 +282,7 @@ def _scaled_passive_model(model: Path, out: Path, specs: list[str]) -> Path:
             factors[name.strip()] = float(value)
         except ValueError:
             raise UsageError(f"--scale-passive: expected NAME=FACTOR, got {spec!r}") from None
-    try:
-        return scaled_passive_model(model, out, factors)
-    except ValueError as exc:
-        raise UsageError(f"--scale-passive: {exc}") from None
+    return factors
 
 
 def _time_window(text: str) -> tuple:

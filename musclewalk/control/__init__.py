@@ -11,6 +11,7 @@ from .jacobian import crossing_segment, feature_muscle_forces, moment_arm_vector
 from .model import ControlModel, JointInfo, MuscleInfo, base_pose_features
 from .params import (
     GROUPS,
+    ParameterError,
     ParamSpec,
     controller_parameter_specs,
     default_parameters,
@@ -23,8 +24,8 @@ from .sensors import Sensors
 
 __all__ = [
     "Controller", "ControlModel", "MuscleInfo", "JointInfo", "Sensors", "base_pose_features",
-    "ParamSpec", "GROUPS", "controller_parameter_specs", "default_parameters", "validate_parameters",
-    "group_counts", "format_group_counts", "format_parameter_table",
+    "ParamSpec", "ParameterError", "GROUPS", "controller_parameter_specs", "default_parameters",
+    "validate_parameters", "group_counts", "format_group_counts", "format_parameter_table",
     "LegState", "STATE_NAMES", "GaitStateMachine", "next_leg_states",
     "DelayLine", "delay_steps_from_seconds",
     "moment_arm_vectors", "crossing_segment", "subtree_bodies", "feature_muscle_forces",

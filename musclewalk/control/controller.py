@@ -76,6 +76,46 @@ def _evaluate(value, t: float) -> float:
     return float(value(t)) if callable(value) else float(value)
 
 
+def _lift_excitations(muscles, lift_hip: float, lift_knee: float) -> np.ndarray:
+    """Eq 24-25 per muscle: +lift_hip for hip flexors, -lift_hip for hip extensors, plus lift_knee
+    for knee extensors."""
+    lift = np.zeros(len(muscles))
+    for i, m in enumerate(muscles):
+        if "hip" in m.roles:
+            lift[i] += lift_hip * (("hip_flexor" in m.roles) - ("hip_extensor" in m.roles))
+        if "knee_extensor" in m.roles:
+            lift[i] += lift_knee
+    return lift
+
+
+def _pair_groups(cm: ControlModel, has_head: bool) -> np.ndarray:
+    """Group (joint kind x side) of each (muscle, joint) pair; _GROUP_NONE where the muscle does not
+    serve that joint's features."""
+    group_of_kind = {"hip": _GROUP_HIP, "knee": _GROUP_KNEE, "ankle": _GROUP_ANKLE}
+    groups = np.full(cm.n_pairs, _GROUP_NONE, dtype=np.intp)
+    for k, (m, j) in enumerate(zip(cm.pair_muscle.tolist(), cm.pair_joint.tolist())):
+        joint, roles = cm.joints[j], cm.muscles[m].roles
+        if joint.kind in group_of_kind and joint.kind in roles:
+            groups[k] = group_of_kind[joint.kind][SIDE_INDEX[joint.side]]
+        elif joint.kind == "head_chain" and "head_chain" in roles and has_head:
+            groups[k] = _GROUP_HEAD
+    return groups
+
+
+def _com_relative_in_facing_frame(s: Sensors, psi: float) -> tuple:
+    """(d_forward, d_right) of (right, left) foot - COM, and the COM velocity (v_forward, v_right),
+    in the facing frame of heading psi (scalar work in plain Python)."""
+    cpsi, spsi = math.cos(psi), math.sin(psi)
+    (rx, _, rz), (lx, _, lz) = s.foot_pos.tolist()
+    cx, _, cz = s.com_pos.tolist()
+    vx, _, vz = s.com_vel.tolist()
+    d_forward = ((rx - cx) * cpsi - (rz - cz) * spsi, (lx - cx) * cpsi - (lz - cz) * spsi)
+    d_right = ((rx - cx) * spsi + (rz - cz) * cpsi, (lx - cx) * spsi + (lz - cz) * cpsi)
+    v_forward = vx * cpsi - vz * spsi
+    v_right = vx * spsi + vz * cpsi
+    return d_forward, d_right, v_forward, v_right
+
+
 class _StateTables:
     """Everything that depends only on the (right, left) leg states, per muscle / pair / slot."""
 
@@ -102,18 +142,33 @@ class Controller:
         self.params = validate_parameters(params or {}, self.specs)
         self.speed = speed
         self.heading = heading
+        self._has_head = cm.has_head
+        self._L = cm.leg_length
+        self._froude = math.sqrt(cm.gravity * cm.leg_length)
+
+        self._init_fsm_thresholds()
+        self._init_target_laws()
+        self._init_feature_gains()
+        self._init_feature_bodies()
+        self._init_muscle_terms()
+        self._init_pair_terms()
+
+        self._tables: dict = {}
+        self.fsm = GaitStateMachine()
+        self._delay = DelayLine(cm.delay_steps)
+        self.reset()
+
+    def _init_fsm_thresholds(self) -> None:
+        """§4.1: contact force and foot distances, scaled by body weight and leg length."""
+        p, cm = self.params, self.model
+        self._contact_threshold = p["fsm.contact_force"] * cm.total_mass * cm.gravity
+        self._d_lift = p["fsm.d_lift"] * self._L
+        self._d_prep = p["fsm.d_prep"] * self._L
+
+    def _init_target_laws(self) -> None:
+        """§4.2: coefficients of the target laws (eq 10-13) and the fixed knee, ankle and head
+        targets."""
         p = self.params
-
-        g, L, M = cm.gravity, cm.leg_length, cm.total_mass
-        self._L = L
-        self._froude = math.sqrt(g * L)
-        torque_unit = M * g * L
-        rate_torque_unit = torque_unit * math.sqrt(L / g)
-
-        self._contact_threshold = p["fsm.contact_force"] * M * g
-        self._d_lift = p["fsm.d_lift"] * L
-        self._d_prep = p["fsm.d_prep"] * L
-
         self._trunk_law = (p["trunk.theta0"], p["trunk.k_speed"], p["trunk.k_heading"])
         self._upper_law = {
             phase: (p[f"{phase}.theta0"], p[f"{phase}.kp_sagittal"], p[f"{phase}.kd_sagittal"],
@@ -122,8 +177,15 @@ class Controller:
         }
         self._knee_relative = rot_z(-p["knee.theta"])
         self._ankle_target = p["ankle.theta"]
-        self._head_pitch = cm.head_pitch0
+        self._head_pitch = self.model.head_pitch0
 
+    def _init_feature_gains(self) -> None:
+        """Dimensional PD gains per feature: (kq, kw) of eq 15 in units of M g L, and the head's
+        force gains (kp, kv) of eq 14."""
+        p, cm = self.params, self.model
+        g, L, M = cm.gravity, cm.leg_length, cm.total_mass
+        torque_unit = M * g * L
+        rate_torque_unit = torque_unit * math.sqrt(L / g)
         self._gains = {
             "trunk": (p["gain.trunk.kq"] * torque_unit, p["gain.trunk.kw"] * rate_torque_unit),
             "swing": (p["gain.swing.kq"] * torque_unit, 0.0),
@@ -131,54 +193,41 @@ class Controller:
             "knee": (p["gain.knee.kq"] * torque_unit, 0.0),
             "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
         }
-        self._has_head = cm.has_head
         if self._has_head:
             self._gains["head"] = (p["gain.head.kq"] * torque_unit, p["gain.head.kw"] * rate_torque_unit)
             self._kp_head = p["gain.head.kp"] * M * g / L
             self._kv_head = p["gain.head.kv"] * M * g / self._froude
 
+    def _init_feature_bodies(self) -> None:
+        """Body of each feature slot (the trunk stands in for a missing head) and the upper legs the
+        lower-leg targets are relative to."""
+        cm = self.model
         head = cm.head_body if cm.head_body is not None else cm.trunk_body
         self._slot_body = np.array(
             [cm.trunk_body, cm.trunk_body, *cm.upper_body, *cm.lower_body, *cm.foot_body, head], dtype=np.intp
         )
         self._upper_bodies = np.array(cm.upper_body, dtype=np.intp)
 
-        # per muscle
-        muscles = cm.muscles
+    def _init_muscle_terms(self) -> None:
+        """Per muscle: side, 1 / F_max, constant (eq 30-31), F+ (eq 23) and lift-off (eq 24-25) terms."""
+        p, muscles = self.params, self.model.muscles
         self._side = np.array([SIDE_INDEX[m.side] for m in muscles], dtype=np.intp)
         self._inv_fmax = 1.0 / np.array([m.fmax for m in muscles])
         self._c_stance = np.array([p[f"const.stance.{m.unique}"] for m in muscles])
         self._c_swing = np.array([p[f"const.swing.{m.unique}"] for m in muscles])
         self._fplus = np.array([p.get(f"fplus.{m.unique}", 0.0) for m in muscles])
-        lift = np.zeros(len(muscles))
-        for i, m in enumerate(muscles):
-            if "hip" in m.roles:
-                lift[i] += p["lift.hip"] * (("hip_flexor" in m.roles) - ("hip_extensor" in m.roles))
-            if "knee_extensor" in m.roles:
-                lift[i] += p["lift.knee"]
-        self._lift = lift
+        self._lift = _lift_excitations(muscles, p["lift.hip"], p["lift.knee"])
 
-        # per pair
-        group_of_kind = {"hip": _GROUP_HIP, "knee": _GROUP_KNEE, "ankle": _GROUP_ANKLE}
-        groups = np.full(cm.n_pairs, _GROUP_NONE, dtype=np.intp)
-        for k, (m, j) in enumerate(zip(cm.pair_muscle.tolist(), cm.pair_joint.tolist())):
-            joint, roles = cm.joints[j], muscles[m].roles
-            if joint.kind in group_of_kind and joint.kind in roles:
-                groups[k] = group_of_kind[joint.kind][SIDE_INDEX[joint.side]]
-            elif joint.kind == "head_chain" and "head_chain" in roles and self._has_head:
-                groups[k] = _GROUP_HEAD
+    def _init_pair_terms(self) -> None:
+        """Per (muscle, joint) pair: feature group, indices and the eq 18-19 divisor m F_max."""
+        cm = self.model
+        groups = _pair_groups(cm, self._has_head)
         self._pair_group = groups
         self._pair_muscle = cm.pair_muscle
         self._pair_joint = cm.pair_joint
-        # eq 18-19 divisor per pair: m F_max
         self._pair_inv_m_fmax = self._inv_fmax[cm.pair_muscle] / cm.n_spanned[cm.pair_muscle]
         self._head_pairs = np.flatnonzero(groups == _GROUP_HEAD)
         self._head_pair_joints = cm.pair_joint[self._head_pairs]
-
-        self._tables: dict = {}
-        self.fsm = GaitStateMachine()
-        self._delay = DelayLine(cm.delay_steps)
-        self.reset()
 
     # ----------------------------------------------------------------------------------------------
     def reset(self, initial_leg_states: Sequence = ("stance", "swing")) -> None:
@@ -244,85 +293,33 @@ class Controller:
 
     def step(self, sensors: Sensors) -> np.ndarray:
         """Excitations (n_muscles,) in [0, 1] for this control step."""
-        cm = self.model
         s = sensors
         t = float(s.t)
         target_speed = _evaluate(self.speed, t)
         target_heading = _evaluate(self.heading, t)
-        R = s.body_R
-        R_trunk = R[cm.trunk_body]
-
-        # facing frame (scalar work in plain Python)
+        R_trunk = s.body_R[self.model.trunk_body]
         psi = heading_of(R_trunk)
-        cpsi, spsi = math.cos(psi), math.sin(psi)
-        (rx, _, rz), (lx, _, lz) = s.foot_pos.tolist()
-        cx, _, cz = s.com_pos.tolist()
-        vx, _, vz = s.com_vel.tolist()
-        d_forward = ((rx - cx) * cpsi - (rz - cz) * spsi, (lx - cx) * cpsi - (lz - cz) * spsi)
-        d_right = ((rx - cx) * spsi + (rz - cz) * cpsi, (lx - cx) * spsi + (lz - cz) * cpsi)
-        v_forward = vx * cpsi - vz * spsi
-        v_right = vx * spsi + vz * cpsi
+        d_forward, d_right, v_forward, v_right = _com_relative_in_facing_frame(s, psi)
 
-        # §4.1
-        grf = s.foot_grf
-        contact = (grf[0, 1] > self._contact_threshold, grf[1, 1] > self._contact_threshold)
-        states = tuple(self.fsm.update(contact, d_forward, self._d_lift, self._d_prep))
+        contact, states = self._update_leg_states(s.foot_grf, d_forward)
         tables = self._state_tables(states)
 
         # §4.2, dimensionless speeds / distances
-        fr, L = self._froude, self._L
         lean, side_lean = trunk_target_angles(
-            *self._trunk_law, target_speed / fr, v_forward / fr, target_heading, psi
+            *self._trunk_law, target_speed / self._froude, v_forward / self._froude, target_heading, psi
         )
-        flexion = [0.0, 0.0]
-        abduction = [0.0, 0.0]
-        for leg in (0, 1):
-            other = 1 - leg
-            outward = 1.0 if leg == 0 else -1.0
-            flexion[leg], abduction[leg] = upper_leg_target_angles(
-                *self._upper_law["prep" if states[leg] == _PREP else "swing"],
-                -d_forward[other] / L, -outward * d_right[other] / L,
-                target_speed / fr, v_forward / fr, outward * v_right / fr,
-            )
-        ankle = self._ankle_target
-        facing_targets = few_facing_rotations(
-            (target_heading, target_heading, target_heading, psi, psi, target_heading),
-            (-lean, flexion[0], flexion[1], ankle, ankle, -self._head_pitch),
-            (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
+        flexion, abduction = self._upper_leg_targets(
+            states, d_forward, d_right, target_speed, v_forward, v_right
         )
-        lower_targets = R[self._upper_bodies] @ self._knee_relative
-        target_R = np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
-
-        # §4.3 eq 14-15 per slot
-        current_R = R[self._slot_body]
-        error = rotation_log(target_R @ current_R.transpose(0, 2, 1))
-        torque = tables.kq * error - tables.kw * s.body_omega[self._slot_body]
-
-        # eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain)
-        moment = torque[tables.pair_slot]
-        if self._has_head:
-            head = cm.head_body
-            target_head_pos = s.body_pos[cm.trunk_body] + R_trunk @ cm.head_offset
-            target_head_vel = np.array(
-                (target_speed * math.cos(target_heading), 0.0, -target_speed * math.sin(target_heading))
-            )
-            force = self._kp_head * (target_head_pos - s.body_pos[head]) + self._kv_head * (
-                target_head_vel - s.body_vel[head]
-            )
-            fx, fy, fz = force.tolist()
-            # d x F = d @ [F]x
-            cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
-            moment[self._head_pairs] += (
-                (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
-            )
-        jt_activation = feature_muscle_forces(
-            moment, s.pair_r, tables.pair_weight, self._pair_muscle, cm.n_muscles
+        target_R = self._target_orientations(
+            s.body_R, psi, target_heading, lean, side_lean, flexion, abduction
         )
 
-        # §4.4
+        torque = self._feature_torques(s, tables, target_R)
+        jt_activation = self._jt_activations(s, tables, torque, R_trunk, target_speed, target_heading)
+        # eq 23
         feedback = jt_activation + tables.fplus * s.muscle_force
-        delayed = self._delay.push(feedback)
-        excitation = np.minimum(np.maximum(tables.constant + delayed, 0.0), 1.0)
+        excitation = self._delayed_excitation(feedback, tables)
 
         self.feedback = feedback
         self.excitation = excitation
@@ -334,6 +331,90 @@ class Controller:
             "n_stance": tables.n_stance,
         }
         return excitation
+
+    def _update_leg_states(self, grf: np.ndarray, d_forward: tuple) -> tuple:
+        """§4.1: foot contacts from the vertical GRF, then the FSM; returns (contact, states)."""
+        contact = (grf[0, 1] > self._contact_threshold, grf[1, 1] > self._contact_threshold)
+        states = tuple(self.fsm.update(contact, d_forward, self._d_lift, self._d_prep))
+        return contact, states
+
+    def _upper_leg_targets(
+        self, states: tuple, d_forward: tuple, d_right: tuple,
+        target_speed: float, v_forward: float, v_right: float,
+    ) -> tuple:
+        """Eq 12-13 per leg, balancing over the other foot: ([flexion r, l], [abduction r, l])."""
+        fr, L = self._froude, self._L
+        flexion = [0.0, 0.0]
+        abduction = [0.0, 0.0]
+        for leg in (0, 1):
+            other = 1 - leg
+            outward = 1.0 if leg == 0 else -1.0
+            flexion[leg], abduction[leg] = upper_leg_target_angles(
+                *self._upper_law["prep" if states[leg] == _PREP else "swing"],
+                -d_forward[other] / L, -outward * d_right[other] / L,
+                target_speed / fr, v_forward / fr, outward * v_right / fr,
+            )
+        return flexion, abduction
+
+    def _target_orientations(
+        self, R: np.ndarray, psi: float, target_heading: float,
+        lean: float, side_lean: float, flexion: list, abduction: list,
+    ) -> np.ndarray:
+        """Target rotation per feature slot (_N_SLOTS, 3, 3): facing-frame targets for trunk, upper
+        legs, feet and head; lower legs relative to the current upper legs."""
+        ankle = self._ankle_target
+        facing_targets = few_facing_rotations(
+            (target_heading, target_heading, target_heading, psi, psi, target_heading),
+            (-lean, flexion[0], flexion[1], ankle, ankle, -self._head_pitch),
+            (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
+        )
+        lower_targets = R[self._upper_bodies] @ self._knee_relative
+        return np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
+
+    def _feature_torques(self, s: Sensors, tables: _StateTables, target_R: np.ndarray) -> np.ndarray:
+        """§4.3 eq 15 per slot (zero gains for inactive slots)."""
+        current_R = s.body_R[self._slot_body]
+        error = rotation_log(target_R @ current_R.transpose(0, 2, 1))
+        return tables.kq * error - tables.kw * s.body_omega[self._slot_body]
+
+    def _jt_activations(
+        self, s: Sensors, tables: _StateTables, torque: np.ndarray,
+        R_trunk: np.ndarray, target_speed: float, target_heading: float,
+    ) -> np.ndarray:
+        """Eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain)."""
+        moment = torque[tables.pair_slot]
+        if self._has_head:
+            self._add_head_force_moments(moment, s, R_trunk, target_speed, target_heading)
+        return feature_muscle_forces(
+            moment, s.pair_r, tables.pair_weight, self._pair_muscle, self.model.n_muscles
+        )
+
+    def _add_head_force_moments(
+        self, moment: np.ndarray, s: Sensors, R_trunk: np.ndarray, target_speed: float, target_heading: float
+    ) -> None:
+        """Eq 14: head PD force F̃ toward its place over the trunk at the target velocity; adds
+        (P_head - j_k) x F̃ to the head-chain pairs' rows of moment (in place)."""
+        cm = self.model
+        head = cm.head_body
+        target_head_pos = s.body_pos[cm.trunk_body] + R_trunk @ cm.head_offset
+        target_head_vel = np.array(
+            (target_speed * math.cos(target_heading), 0.0, -target_speed * math.sin(target_heading))
+        )
+        force = self._kp_head * (target_head_pos - s.body_pos[head]) + self._kv_head * (
+            target_head_vel - s.body_vel[head]
+        )
+        fx, fy, fz = force.tolist()
+        # d x F = d @ [F]x
+        cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
+        moment[self._head_pairs] += (
+            (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+        )
+
+    def _delayed_excitation(self, feedback: np.ndarray, tables: _StateTables) -> np.ndarray:
+        """§4.4: undelayed constant and lift-off terms plus the feedback delivered Δ_M later,
+        clipped to [0, 1]."""
+        delayed = self._delay.push(feedback)
+        return np.minimum(np.maximum(tables.constant + delayed, 0.0), 1.0)
 
     # ----------------------------------------------------------------------------------------------
     def log_row(self) -> dict:

@@ -64,14 +64,37 @@ from typing import Mapping
 GROUPS = ("state_transition", "target_features", "feedback", "constant_excitation")
 
 
+class ParameterError(ValueError):
+    """A parameter value that is unknown, missing, not a finite number or outside its bounds;
+    the message names the source (file or option) and the parameter."""
+
+
 @dataclass(frozen=True)
 class ParamSpec:
+    """One optimizable parameter: controller, initial state or (normalized to [0, 1]) model
+    routing, muscle property or passive gain. The one description and validator of every
+    parameter vector (controller, simulation parameter files, optimizer space, warm starts)."""
     name: str
     default: float
     lower: float
     upper: float
     group: str
-    doc: str
+    doc: str = ""
+
+    def check(self, value, source: str = "parameters") -> float:
+        """``value`` as a float; ParameterError unless a finite number within the bounds."""
+        if isinstance(value, bool):
+            raise ParameterError(f"{source}: {self.name}: expected a number, got {value!r}")
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{source}: {self.name}: expected a number, got {value!r}") from None
+        if not math.isfinite(x):
+            raise ParameterError(f"{source}: {self.name}: value {x} is not finite")
+        if not self.lower <= x <= self.upper:
+            raise ParameterError(f"{source}: {self.name}: {x:g} is outside the bounds "
+                                 f"[{self.lower:g}, {self.upper:g}]")
+        return x
 
 
 def controller_parameter_specs(control_model) -> list:
@@ -167,35 +190,21 @@ def default_parameters(control_model) -> dict:
     return {s.name: s.default for s in controller_parameter_specs(control_model)}
 
 
-def validate_parameters(params: Mapping[str, float], specs: list, strict: bool = False) -> dict:
+def validate_parameters(params: Mapping[str, float], specs: list, strict: bool = False,
+                        source: str = "controller parameters") -> dict:
     """Return the complete parameter dict (spec order), missing names filled with defaults unless
-    ``strict``. ValueError naming the parameter for unknown names, missing names (strict),
-    non-finite or out-of-bounds values."""
+    ``strict``. ParameterError (a ValueError) naming the parameter for unknown names, missing
+    names (strict), non-finite or out-of-bounds values."""
     by_name = {s.name: s for s in specs}
     unknown = [name for name in params if name not in by_name]
     if unknown:
-        raise ValueError(f"unknown controller parameter(s): {', '.join(sorted(unknown))}")
+        raise ParameterError(f"{source}: unknown parameter(s): {', '.join(sorted(unknown))}")
     if strict:
         missing = [s.name for s in specs if s.name not in params]
         if missing:
-            raise ValueError(f"missing controller parameter(s): {', '.join(missing)}")
-    out = {}
-    for s in specs:
-        if s.name not in params:
-            out[s.name] = s.default
-            continue
-        try:
-            value = float(params[s.name])
-        except (TypeError, ValueError):
-            raise ValueError(f"controller parameter {s.name}: not a number ({params[s.name]!r})") from None
-        if not math.isfinite(value):
-            raise ValueError(f"controller parameter {s.name}: value {value} is not finite")
-        if not (s.lower <= value <= s.upper):
-            raise ValueError(
-                f"controller parameter {s.name}: value {value:g} outside bounds [{s.lower:g}, {s.upper:g}]"
-            )
-        out[s.name] = value
-    return out
+            raise ParameterError(f"{source}: missing parameter(s): {', '.join(missing)}")
+    return {s.name: s.check(params[s.name], source) if s.name in params else s.default
+            for s in specs}
 
 
 def group_counts(specs: list) -> dict:

@@ -168,7 +168,21 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
     _sub(model, "length_units", "meters")
     _sub(model, "force_units", "N")
     _sub(model, "Ground", name="ground")
-    bodyset = _sub(_sub(model, "BodySet", name="bodyset"), "objects")
+    _body_set(model, spec)
+    _joint_set(model, spec)
+    _controller_set(model, spec)
+    _force_set(model, spec)
+    _contact_geometry_set(model, spec)
+    return etree.ElementTree(doc)
+
+
+def _object_set(model, tag, name):
+    """``<tag name=name><objects/></tag>`` under the model; returns the objects element."""
+    return _sub(_sub(model, tag, name=name), "objects")
+
+
+def _body_set(model, spec: CreatureSpec) -> None:
+    bodyset = _object_set(model, "BodySet", "bodyset")
     for body in spec.bodies:
         b = _sub(bodyset, "Body", name=body.name)
         _geometry(b, body, body.name)
@@ -177,7 +191,16 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
         i = body.inertia
         _sub(b, "inertia", fmt([i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2]]))
 
-    jointset = _sub(_sub(model, "JointSet", name="jointset"), "objects")
+
+def _joint_set(model, spec: CreatureSpec) -> None:
+    jointset = _object_set(model, "JointSet", "jointset")
+    _root_joint(jointset, spec)
+    for joint in spec.joints:
+        _custom_joint(jointset, joint)
+
+
+def _root_joint(jointset, spec: CreatureSpec) -> None:
+    """Six-DOF joint of the root body to the ground (ROOT_COORDINATES)."""
     root = spec.bodies[0].name
     rj = _sub(jointset, "CustomJoint", name="root")
     _sub(rj, "socket_parent_frame", "ground_offset")
@@ -186,58 +209,45 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
     for cname, _, _axis in ROOT_COORDINATES:
         default = spec.root_height if cname == "root_ty" else 0.0
         rng = (-180, 180) if cname[5] in "ypr" else (-50, 50)
-        c = _coordinate(coords, cname, default, np.radians(rng) if cname[5] in "ypr" else rng)
+        _coordinate(coords, cname, default, np.radians(rng) if cname[5] in "ypr" else rng)
     frames = _sub(rj, "frames")
     _offset_frame(frames, "ground_offset", "/ground", (0, 0, 0), (0, 0, 0))
     _offset_frame(frames, f"{root}_offset", f"/bodyset/{root}", (0, 0, 0), (0, 0, 0))
     _spatial_transform(rj, ROOT_COORDINATES[:3], ROOT_COORDINATES[3:])
 
-    for joint in spec.joints:
-        j = _sub(jointset, "CustomJoint", name=joint.name)
-        _sub(j, "socket_parent_frame", f"{joint.parent}_offset")
-        _sub(j, "socket_child_frame", f"{joint.child}_offset")
-        coords = _sub(j, "coordinates")
-        for c in joint.coordinates:
-            _coordinate(coords, c.name, 0.0, np.radians(c.range_deg))
-        frames = _sub(j, "frames")
-        _offset_frame(frames, f"{joint.parent}_offset", f"/bodyset/{joint.parent}",
-                      joint.location, joint.orientation)
-        _offset_frame(frames, f"{joint.child}_offset", f"/bodyset/{joint.child}",
-                      (0, 0, 0), (0, 0, 0))
-        names = ("rotation1", "rotation2", "rotation3")
-        _spatial_transform(j, [(c.name, n, tuple(c.axis)) for c, n in zip(joint.coordinates, names)])
 
-    controllers = _sub(_sub(model, "ControllerSet", name="controllerset"), "objects")
+def _custom_joint(jointset, joint) -> None:
+    """Rotational joint, its coordinates about the joint's axes."""
+    j = _sub(jointset, "CustomJoint", name=joint.name)
+    _sub(j, "socket_parent_frame", f"{joint.parent}_offset")
+    _sub(j, "socket_child_frame", f"{joint.child}_offset")
+    coords = _sub(j, "coordinates")
+    for c in joint.coordinates:
+        _coordinate(coords, c.name, 0.0, np.radians(c.range_deg))
+    frames = _sub(j, "frames")
+    _offset_frame(frames, f"{joint.parent}_offset", f"/bodyset/{joint.parent}",
+                  joint.location, joint.orientation)
+    _offset_frame(frames, f"{joint.child}_offset", f"/bodyset/{joint.child}",
+                  (0, 0, 0), (0, 0, 0))
+    names = ("rotation1", "rotation2", "rotation3")
+    _spatial_transform(j, [(c.name, n, tuple(c.axis)) for c, n in zip(joint.coordinates, names)])
+
+
+def _controller_set(model, spec: CreatureSpec) -> None:
+    """The PrescribedController: one Constant per muscle, set from Python during simulation."""
+    controllers = _object_set(model, "ControllerSet", "controllerset")
     pc = _sub(controllers, "PrescribedController", name=CONTROLLER_NAME)
     _sub(pc, "socket_actuators", " ".join(f"/forceset/{m.name}" for m in spec.muscles))
     fs = _sub(_sub(pc, "FunctionSet", name="ControlFunctions"), "objects")
     for _ in spec.muscles:
         _sub(_sub(fs, "Constant"), "value", fmt(INITIAL_EXCITATION))
 
-    forces = _sub(_sub(model, "ForceSet", name="forceset"), "objects")
+
+def _force_set(model, spec: CreatureSpec) -> None:
+    """Muscles, foot contacts, passive springs and joint-limit forces, in this order."""
+    forces = _object_set(model, "ForceSet", "forceset")
     for m in spec.muscles:
-        mel = _sub(forces, "Millard2012EquilibriumMuscle", name=m.name)
-        _sub(mel, "min_control", "0.01")
-        _sub(mel, "max_control", "1")
-        path = _sub(mel, "GeometryPath", name="path")
-        pps = _sub(_sub(path, "PathPointSet"), "objects")
-        for p in m.points:
-            pp = _sub(pps, "PathPoint", name=p.name)
-            _sub(pp, "socket_parent_frame", f"/bodyset/{p.body}")
-            _sub(pp, "location", fmt(p.location))
-        app = _sub(path, "Appearance")
-        _sub(app, "color", "0.8 0.1 0.1")
-        _sub(mel, "max_isometric_force", fmt(m.max_isometric_force))
-        _sub(mel, "optimal_fiber_length", fmt(m.optimal_fiber_length))
-        _sub(mel, "tendon_slack_length", fmt(m.tendon_slack_length))
-        _sub(mel, "pennation_angle_at_optimal", fmt(m.pennation))
-        _sub(mel, "max_contraction_velocity", "10")
-        _sub(mel, "activation_time_constant", fmt(ACTIVATION_TIME_CONSTANT))
-        _sub(mel, "deactivation_time_constant", fmt(ACTIVATION_TIME_CONSTANT))
-        _sub(mel, "default_activation", fmt(INITIAL_EXCITATION))
-        _sub(mel, "minimum_activation", "0.01")
-        if m.rigid_tendon:
-            _sub(mel, "ignore_tendon_compliance", "true")
+        _muscle(forces, m)
     contact = spec.physics.get("contact", {"model": "smooth_sphere"})
     for c in spec.contacts:
         if contact["model"] == "exponential":
@@ -245,22 +255,58 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
         else:
             _smooth_sphere_contact(forces, c)
     for s in spec.springs:
-        f = _sub(forces, "SpringGeneralizedForce", name=s.name)
-        _sub(f, "coordinate", s.coordinate)
-        _sub(f, "stiffness", fmt(s.stiffness))
-        _sub(f, "rest_length", "0")
-        _sub(f, "viscosity", fmt(s.damping))
+        _spring(forces, s)
     for lim in spec.limits:
-        f = _sub(forces, "CoordinateLimitForce", name=lim.name)
-        _sub(f, "coordinate", lim.coordinate)
-        _sub(f, "upper_stiffness", fmt(lim.stiffness))
-        _sub(f, "upper_limit", fmt(lim.upper_deg))
-        _sub(f, "lower_stiffness", fmt(lim.stiffness))
-        _sub(f, "lower_limit", fmt(lim.lower_deg))
-        _sub(f, "damping", fmt(lim.damping))
-        _sub(f, "transition", "2")
+        _limit_force(forces, lim)
 
-    geoms = _sub(_sub(model, "ContactGeometrySet", name="contactgeometryset"), "objects")
+
+def _muscle(forces, m) -> None:
+    mel = _sub(forces, "Millard2012EquilibriumMuscle", name=m.name)
+    _sub(mel, "min_control", "0.01")
+    _sub(mel, "max_control", "1")
+    path = _sub(mel, "GeometryPath", name="path")
+    pps = _sub(_sub(path, "PathPointSet"), "objects")
+    for p in m.points:
+        pp = _sub(pps, "PathPoint", name=p.name)
+        _sub(pp, "socket_parent_frame", f"/bodyset/{p.body}")
+        _sub(pp, "location", fmt(p.location))
+    app = _sub(path, "Appearance")
+    _sub(app, "color", "0.8 0.1 0.1")
+    _sub(mel, "max_isometric_force", fmt(m.max_isometric_force))
+    _sub(mel, "optimal_fiber_length", fmt(m.optimal_fiber_length))
+    _sub(mel, "tendon_slack_length", fmt(m.tendon_slack_length))
+    _sub(mel, "pennation_angle_at_optimal", fmt(m.pennation))
+    _sub(mel, "max_contraction_velocity", "10")
+    _sub(mel, "activation_time_constant", fmt(ACTIVATION_TIME_CONSTANT))
+    _sub(mel, "deactivation_time_constant", fmt(ACTIVATION_TIME_CONSTANT))
+    _sub(mel, "default_activation", fmt(INITIAL_EXCITATION))
+    _sub(mel, "minimum_activation", "0.01")
+    if m.rigid_tendon:
+        _sub(mel, "ignore_tendon_compliance", "true")
+
+
+def _spring(forces, s) -> None:
+    f = _sub(forces, "SpringGeneralizedForce", name=s.name)
+    _sub(f, "coordinate", s.coordinate)
+    _sub(f, "stiffness", fmt(s.stiffness))
+    _sub(f, "rest_length", "0")
+    _sub(f, "viscosity", fmt(s.damping))
+
+
+def _limit_force(forces, lim) -> None:
+    f = _sub(forces, "CoordinateLimitForce", name=lim.name)
+    _sub(f, "coordinate", lim.coordinate)
+    _sub(f, "upper_stiffness", fmt(lim.stiffness))
+    _sub(f, "upper_limit", fmt(lim.upper_deg))
+    _sub(f, "lower_stiffness", fmt(lim.stiffness))
+    _sub(f, "lower_limit", fmt(lim.lower_deg))
+    _sub(f, "damping", fmt(lim.damping))
+    _sub(f, "transition", "2")
+
+
+def _contact_geometry_set(model, spec: CreatureSpec) -> None:
+    """The ground half-space and one sphere per contact."""
+    geoms = _object_set(model, "ContactGeometrySet", "contactgeometryset")
     hs = _sub(geoms, "ContactHalfSpace", name=GROUND_NAME)
     _sub(hs, "socket_frame", "/ground")
     _sub(hs, "location", "0 0 0")
@@ -271,7 +317,6 @@ def model_xml(spec: CreatureSpec) -> etree._ElementTree:
         _sub(cs, "location", fmt(c.location))
         _sub(cs, "orientation", "0 0 0")
         _sub(cs, "radius", fmt(c.radius))
-    return etree.ElementTree(doc)
 
 
 def _smooth_sphere_contact(forces, c) -> None:

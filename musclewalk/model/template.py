@@ -622,82 +622,13 @@ class _Expander:
         right_name = None
         for side in sides:
             name = f"{base}_{side}" if side else base
-            points = []
             raw_points = entry.get("_points")
             if raw_points is None:
-                raw_points = []
-                for pi, p in enumerate(entry.get("points", []) or []):
-                    pkey = f"{key}.points[{pi}]"
-                    bname = self._resolve_body(str(p.get("body", "")), side or "r")
-                    loc = self.vec(part, p.get("at"), f"{pkey}.at")
-                    ranges = {}
-                    for a in AXES:
-                        if a in p:
-                            rng = p[a]
-                            if not isinstance(rng, (list, tuple)) or len(rng) != 2:
-                                raise self.err(f"{pkey}.{a}", "expected [min, max]", part.path)
-                            lo = self.num(part, rng[0], f"{pkey}.{a}")
-                            hi = self.num(part, rng[1], f"{pkey}.{a}")
-                            if not lo < hi:
-                                raise self.err(f"{pkey}.{a}", f"inverted or empty range "
-                                               f"[{lo}, {hi}]", part.path)
-                            comp = AXES.index(a)
-                            if not lo <= loc[comp] <= hi:
-                                raise self.err(f"{pkey}.{a}", f"default {loc[comp]:.4g} lies "
-                                               f"outside its region [{lo:.4g}, {hi:.4g}]",
-                                               part.path)
-                            ranges[a] = (lo, hi)
-                    raw_points.append({"body": bname, "loc": loc, "ranges": ranges,
-                                       "key": pkey})
-            for pi, p in enumerate(raw_points):
-                bname, loc, ranges = p["body"], p["loc"].copy(), dict(p["ranges"])
-                if side == "l":
-                    bname = bname[:-2] + "_l" if bname.endswith("_r") else bname
-                    loc = _mirror_point(loc)
-                    ranges = {a: _mirror_range(r, a) for a, r in ranges.items()}
-                if bname not in self.bodies:
-                    raise self.err(p.get("key", f"{key}.points[{pi}]") + ".body",
-                                   f"muscle '{name}' is attached to missing body '{bname}'",
-                                   part.path)
-                points.append(PathPointSpec(f"{name}-P{pi + 1}", bname, loc, ranges))
-            if len(points) < 2:
-                raise self.err(f"{key}.points", "a muscle needs at least two points", part.path)
-            if len({p.body for p in points}) < 2:
-                raise self.err(f"{key}.points", "a muscle must span at least one joint", part.path)
+                raw_points = self._muscle_point_entries(part, entry, key, side)
+            points = self._muscle_path(part, raw_points, key, name, side)
+            fmax, lopt, lts, pen, rule = self._muscle_properties(part, entry, key, points)
+            function = self._muscle_function(part, entry, key)
             props = entry.get("properties", {}) or {}
-            pk = f"{key}.properties"
-            fmax = self.num(part, props.get("max_isometric_force"), f"{pk}.max_isometric_force")
-            lopt = self.num(part, props.get("optimal_fiber_length"), f"{pk}.optimal_fiber_length")
-            pen = self.num(part, props.get("pennation", 0), f"{pk}.pennation")
-            rule = str(props.get("rule", "full"))
-            length = path_length(self.transforms, [(p.body, p.location) for p in points])
-            if rule == "full":
-                lts = self.num(part, props.get("tendon_slack_length"), f"{pk}.tendon_slack_length")
-                # normalized fibre length in the base pose (1: optimal there); the reference
-                # model's standing value keeps e.g. the vasti from resisting knee flexion passively
-                base_fl = self.num(part, props.get("base_fiber_length", 1.0), f"{pk}.base_fiber_length")
-                if not 0.3 <= base_fl <= 1.7:
-                    raise self.err(f"{pk}.base_fiber_length", f"expected 0.3 .. 1.7, got {base_fl:g}",
-                                   part.path)
-                if props.get("scale_to_path", True):
-                    # Millard: constant fibre height l sin(a) = l_opt sin(a_opt)
-                    pen_base = math.asin(min(1.0, math.sin(pen) / base_fl))
-                    scale = length / (lopt * base_fl * math.cos(pen_base) + lts)
-                    lopt, lts = lopt * scale, lts * scale
-            elif rule == "lopt_only":
-                lts = length - lopt * math.cos(pen)
-                if lts <= 0:
-                    raise self.err(f"{pk}.optimal_fiber_length", f"longer than the muscle path "
-                                   f"({length:.3f} m) in the base pose", part.path)
-            else:
-                raise self.err(f"{pk}.rule", f"unknown property rule {rule!r}", part.path)
-            if fmax <= 0 or lopt <= 0:
-                raise self.err(pk, "forces and lengths must be positive", part.path)
-            function = {}
-            for cname, sign in (entry.get("function", {}) or {}).items():
-                if sign not in (-1, 1):
-                    raise self.err(f"{key}.function.{cname}", "expected +1 or -1", part.path)
-                function[str(cname)] = int(sign)
             unique = str(entry.get("unique", base))
             self.muscles.append(MuscleSpec(
                 name=name, unique=unique, side=side, points=points,
@@ -708,6 +639,110 @@ class _Expander:
                 mirror_of=right_name if side == "l" else None))
             if side == "r":
                 right_name = name
+
+    def _muscle_point_entries(self, part, entry, key, side) -> list[dict]:
+        """The entry's ``points`` in template (right-side) coordinates, bodies resolved for
+        ``side``: dicts of body, loc, ranges and the YAML key."""
+        raw_points = []
+        for pi, p in enumerate(entry.get("points", []) or []):
+            pkey = f"{key}.points[{pi}]"
+            bname = self._resolve_body(str(p.get("body", "")), side or "r")
+            loc = self.vec(part, p.get("at"), f"{pkey}.at")
+            ranges = self._point_region(part, p, pkey, loc)
+            raw_points.append({"body": bname, "loc": loc, "ranges": ranges, "key": pkey})
+        return raw_points
+
+    def _point_region(self, part, p, pkey, loc) -> dict:
+        """Allowed region of a path point: a [min, max] range per listed axis, containing the
+        default location."""
+        ranges = {}
+        for a in AXES:
+            if a in p:
+                rng = p[a]
+                if not isinstance(rng, (list, tuple)) or len(rng) != 2:
+                    raise self.err(f"{pkey}.{a}", "expected [min, max]", part.path)
+                lo = self.num(part, rng[0], f"{pkey}.{a}")
+                hi = self.num(part, rng[1], f"{pkey}.{a}")
+                if not lo < hi:
+                    raise self.err(f"{pkey}.{a}", f"inverted or empty range "
+                                   f"[{lo}, {hi}]", part.path)
+                comp = AXES.index(a)
+                if not lo <= loc[comp] <= hi:
+                    raise self.err(f"{pkey}.{a}", f"default {loc[comp]:.4g} lies "
+                                   f"outside its region [{lo:.4g}, {hi:.4g}]",
+                                   part.path)
+                ranges[a] = (lo, hi)
+        return ranges
+
+    def _muscle_path(self, part, raw_points, key, name, side) -> list[PathPointSpec]:
+        """Path points of muscle ``name`` (mirrored for the left side) on existing bodies,
+        spanning at least one joint."""
+        points = []
+        for pi, p in enumerate(raw_points):
+            bname, loc, ranges = p["body"], p["loc"].copy(), dict(p["ranges"])
+            if side == "l":
+                bname = bname[:-2] + "_l" if bname.endswith("_r") else bname
+                loc = _mirror_point(loc)
+                ranges = {a: _mirror_range(r, a) for a, r in ranges.items()}
+            if bname not in self.bodies:
+                raise self.err(p.get("key", f"{key}.points[{pi}]") + ".body",
+                               f"muscle '{name}' is attached to missing body '{bname}'",
+                               part.path)
+            points.append(PathPointSpec(f"{name}-P{pi + 1}", bname, loc, ranges))
+        if len(points) < 2:
+            raise self.err(f"{key}.points", "a muscle needs at least two points", part.path)
+        if len({p.body for p in points}) < 2:
+            raise self.err(f"{key}.points", "a muscle must span at least one joint", part.path)
+        return points
+
+    def _muscle_properties(self, part, entry, key, points) -> tuple:
+        """(F_max, l_opt, l_slack, pennation, rule): the lengths follow the path length in the
+        base pose by the entry's property rule."""
+        props = entry.get("properties", {}) or {}
+        pk = f"{key}.properties"
+        fmax = self.num(part, props.get("max_isometric_force"), f"{pk}.max_isometric_force")
+        lopt = self.num(part, props.get("optimal_fiber_length"), f"{pk}.optimal_fiber_length")
+        pen = self.num(part, props.get("pennation", 0), f"{pk}.pennation")
+        rule = str(props.get("rule", "full"))
+        length = path_length(self.transforms, [(p.body, p.location) for p in points])
+        if rule == "full":
+            lopt, lts = self._full_rule_lengths(part, props, pk, lopt, pen, length)
+        elif rule == "lopt_only":
+            lts = length - lopt * math.cos(pen)
+            if lts <= 0:
+                raise self.err(f"{pk}.optimal_fiber_length", f"longer than the muscle path "
+                               f"({length:.3f} m) in the base pose", part.path)
+        else:
+            raise self.err(f"{pk}.rule", f"unknown property rule {rule!r}", part.path)
+        if fmax <= 0 or lopt <= 0:
+            raise self.err(pk, "forces and lengths must be positive", part.path)
+        return fmax, lopt, lts, pen, rule
+
+    def _full_rule_lengths(self, part, props, pk, lopt, pen, length) -> tuple:
+        """Rule ``full``: (l_opt, l_slack), both scaled to the path ``length`` unless
+        ``scale_to_path`` is false."""
+        lts = self.num(part, props.get("tendon_slack_length"), f"{pk}.tendon_slack_length")
+        # normalized fibre length in the base pose (1: optimal there); the reference
+        # model's standing value keeps e.g. the vasti from resisting knee flexion passively
+        base_fl = self.num(part, props.get("base_fiber_length", 1.0), f"{pk}.base_fiber_length")
+        if not 0.3 <= base_fl <= 1.7:
+            raise self.err(f"{pk}.base_fiber_length", f"expected 0.3 .. 1.7, got {base_fl:g}",
+                           part.path)
+        if props.get("scale_to_path", True):
+            # Millard: constant fibre height l sin(a) = l_opt sin(a_opt)
+            pen_base = math.asin(min(1.0, math.sin(pen) / base_fl))
+            scale = length / (lopt * base_fl * math.cos(pen_base) + lts)
+            lopt, lts = lopt * scale, lts * scale
+        return lopt, lts
+
+    def _muscle_function(self, part, entry, key) -> dict[str, int]:
+        """The entry's ``function``: coordinate name -> +1 / -1."""
+        function = {}
+        for cname, sign in (entry.get("function", {}) or {}).items():
+            if sign not in (-1, 1):
+                raise self.err(f"{key}.function.{cname}", "expected +1 or -1", part.path)
+            function[str(cname)] = int(sign)
+        return function
 
     # ---------------------------------------------------------------- contacts, passives
     def _contacts(self, part):

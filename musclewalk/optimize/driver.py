@@ -245,13 +245,19 @@ def release_run_lock(out: Path) -> None:
     os.close(fd)
 
 
+def check_out_dir(out: Path) -> None:
+    """A run directory may be missing or a directory, never another file."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise OptimizationError(f"{out}: --out exists and is not a directory")
+
+
 def check_new_run_dir(out: Path) -> None:
     """A new run may only start in a missing or empty directory (or one holding just the model
     copy and lock of an earlier start that ended before its first generation): never over
     another run's results."""
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise OptimizationError(f"{out}: --out exists and is not a directory")
+    check_out_dir(out)
     if (out / CHECKPOINT).exists():
         raise OptimizationError(f"{out / CHECKPOINT}: a checkpoint exists; use --resume to "
                                 "continue or choose another --out")
@@ -446,67 +452,15 @@ class Optimization:
 
     # ------------------------------------------------------------------ loop
     def run(self) -> State:
+        """Generations until a stop rule fires (see _stop_reason); the lock is released at the
+        end, whatever happened."""
         s, st = self.settings, self.state
         self.out.mkdir(parents=True, exist_ok=True)
         evaluator = make_evaluator(s.evaluator, s.workers, s.scheduler, s.backstop())
-        bar = None
-        if self.progress:
-            from tqdm import tqdm
-            bar = tqdm(total=s.generations, initial=st.generation, unit="gen",
-                       dynamic_ncols=True, file=sys.stderr)
-        stop = None
+        bar = self._progress_bar()
         try:
-            while stop is None:
-                stop = self._stop_reason()
-                if stop:
-                    break
-                t0 = time.perf_counter()
-                X = st.es.ask()
-                values = [self.space.values(x) for x in X]
-                results = evaluator.map(self.task, values)
-                failed = [(k, r["error"]) for k, r in enumerate(results) if r["error"] is not None]
-                if st.generation == 0 and len(failed) == len(results):
-                    raise OptimizationError(
-                        f"{s.model}: every evaluation of the first generation failed; the first: "
-                        f"{failed[0][1]}")
-                st.failure_log += [{"generation": st.generation + 1, "candidate": k,
-                                    "error": error} for k, error in failed]
-                del st.failure_log[:-FAILURE_LOG]
-                scores = [r["score"] for r in results]
-                st.es.tell(X, scores)
-                st.generation += 1
-                st.evaluations += len(X)
-                st.failures += sum(r["error"] is not None for r in results)
-                elapsed = time.perf_counter() - t0
-                st.wall_time += elapsed
-                lowest = int(np.argmin(scores))
-                preferred = min(range(len(X)), key=lambda k: best_key(results[k]))
-                if best_key(results[preferred]) < best_key(st.best_result):
-                    st.best_score, st.best_x = scores[preferred], np.array(X[preferred])
-                    st.best_result, st.best_generation = results[preferred], st.generation
-                if st.best_result and st.best_result.get("thresholds_met") and st.thresholds_met_at is None:
-                    st.thresholds_met_at = st.generation
-                row = {"generation": st.generation, "evaluations": st.evaluations,
-                       "best": st.best_score, "generation_best": scores[lowest],
-                       "median": float(np.median(scores)), "sigma": float(st.es.sigma),
-                       "wall_time": st.wall_time, "failures": st.failures,
-                       "generation_wall": elapsed,
-                       "best_simulated_time": st.best_result["simulated_time"]}
-                row.update({f"term_{k}": st.best_result["terms"][k]
-                            for k in self.objective.term_names})
-                row.update({f"avg_{k}": st.best_result["averages"][k]
-                            for k in self.objective.term_names})
-                st.history.append(row)
-                self._save()
-                if bar is not None:
-                    evals_per_min = len(X) / elapsed * 60
-                    bar.update(1)
-                    bar.set_postfix_str(
-                        f"best {st.best_score:.2f} [" + " ".join(
-                            f"{k} {st.best_result['terms'][k]:.2f}" for k in self.objective.term_names)
-                        + f"] {evals_per_min:.0f} eval/min")
-                if self.on_generation:
-                    self.on_generation(st)
+            while (stop := self._stop_reason()) is None:
+                self._generation(evaluator, bar)
             self._write_log(stop)
         finally:
             evaluator.close()
@@ -514,6 +468,91 @@ class Optimization:
                 bar.close()
             release_run_lock(self.out)
         return st
+
+    def _progress_bar(self):
+        if not self.progress:
+            return None
+        from tqdm import tqdm
+        return tqdm(total=self.settings.generations, initial=self.state.generation, unit="gen",
+                    dynamic_ncols=True, file=sys.stderr)
+
+    def _generation(self, evaluator, bar) -> None:
+        """One generation: ask, evaluate, tell, keep the best, write the outputs and the
+        checkpoint, report."""
+        st = self.state
+        t0 = time.perf_counter()
+        X = st.es.ask()
+        results = self._evaluate(evaluator, X)
+        scores = self._tell(X, results)
+        elapsed = time.perf_counter() - t0
+        st.wall_time += elapsed
+        self._keep_best(X, results)
+        st.history.append(self._history_row(scores, elapsed))
+        self._save()
+        self._show_progress(bar, len(X), elapsed)
+        if self.on_generation:
+            self.on_generation(st)
+
+    def _evaluate(self, evaluator, X) -> list[dict]:
+        """The candidates' results; failed evaluations go to the failure log, and a first
+        generation in which every evaluation failed ends the run (the model or the settings
+        cannot work)."""
+        st = self.state
+        results = evaluator.map(self.task, [self.space.values(x) for x in X])
+        failed = [(k, r["error"]) for k, r in enumerate(results) if r["error"] is not None]
+        if st.generation == 0 and len(failed) == len(results):
+            raise OptimizationError(
+                f"{self.settings.model}: every evaluation of the first generation failed; the "
+                f"first: {failed[0][1]}")
+        st.failure_log += [{"generation": st.generation + 1, "candidate": k,
+                            "error": error} for k, error in failed]
+        del st.failure_log[:-FAILURE_LOG]
+        return results
+
+    def _tell(self, X, results: list[dict]) -> list[float]:
+        """CMA-ES ranks by the objective alone; the generation is counted."""
+        st = self.state
+        scores = [r["score"] for r in results]
+        st.es.tell(X, scores)
+        st.generation += 1
+        st.evaluations += len(X)
+        st.failures += sum(r["error"] is not None for r in results)
+        return scores
+
+    def _keep_best(self, X, results: list[dict]) -> None:
+        """The reported best (best_key: a walker before a faller) and when the thresholds were
+        first met."""
+        st = self.state
+        preferred = min(range(len(X)), key=lambda k: best_key(results[k]))
+        if best_key(results[preferred]) < best_key(st.best_result):
+            st.best_score, st.best_x = results[preferred]["score"], np.array(X[preferred])
+            st.best_result, st.best_generation = results[preferred], st.generation
+        if st.best_result and st.best_result.get("thresholds_met") and st.thresholds_met_at is None:
+            st.thresholds_met_at = st.generation
+
+    def _history_row(self, scores: list[float], elapsed: float) -> dict:
+        st = self.state
+        row = {"generation": st.generation, "evaluations": st.evaluations,
+               "best": st.best_score, "generation_best": scores[int(np.argmin(scores))],
+               "median": float(np.median(scores)), "sigma": float(st.es.sigma),
+               "wall_time": st.wall_time, "failures": st.failures,
+               "generation_wall": elapsed,
+               "best_simulated_time": st.best_result["simulated_time"]}
+        row.update({f"term_{k}": st.best_result["terms"][k]
+                    for k in self.objective.term_names})
+        row.update({f"avg_{k}": st.best_result["averages"][k]
+                    for k in self.objective.term_names})
+        return row
+
+    def _show_progress(self, bar, evaluations: int, elapsed: float) -> None:
+        if bar is None:
+            return
+        st = self.state
+        bar.update(1)
+        bar.set_postfix_str(
+            f"best {st.best_score:.2f} [" + " ".join(
+                f"{k} {st.best_result['terms'][k]:.2f}" for k in self.objective.term_names)
+            + f"] {evaluations / elapsed * 60:.0f} eval/min")
 
     def _stop_reason(self) -> str | None:
         s, st = self.settings, self.state

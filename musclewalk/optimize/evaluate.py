@@ -27,6 +27,7 @@ from ..model.vectors import ModelVectors, parse_osim
 from ..sim.runner import Simulator
 from ..sim.scenario import Scenario
 from .scratch import new_scratch_folder
+from .space import model_parameter_spec
 
 # a failed evaluation ranks below every simulated candidate: a run that falls at once scores
 # about 100 (E_speed = 1 over t_max), and |1 - v_base / v| averaged over t_max stays far below
@@ -89,8 +90,7 @@ def check_model_values(model_values: Mapping[str, Mapping[str, float]]) -> None:
     crashes the whole process instead of failing one evaluation."""
     for kind, vals in model_values.items():
         for name, value in vals.items():
-            if not 0.0 <= float(value) <= 1.0:
-                raise ValueError(f"{kind}.{name}: {value:g} is outside the model range [0, 1]")
+            model_parameter_spec(kind, name).check(value, "model")
 
 
 class Evaluator:

@@ -22,7 +22,7 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         stop_when_walking: true        # move on once a candidate ran the full t_max
 
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
-the unfinished stage and skips finished ones."""
+the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""
 from __future__ import annotations
 
 import math
@@ -40,6 +40,19 @@ STAGES_DIR = "stages"
 
 class ExperimentError(ValueError):
     """A bad experiment file; the message names the file and the key."""
+
+
+def is_experiment_file(path) -> bool:
+    """Whether ``path`` is meant as an experiment file: a YAML file that names its creature (a
+    creature file does not). A bad experiment file is one (Experiment.load says what is wrong)."""
+    import yaml
+    if not str(path).endswith((".yaml", ".yml")) or not Path(path).is_file():
+        return False
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and "creature" in data
 
 
 @dataclass(frozen=True)

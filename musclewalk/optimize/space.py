@@ -9,12 +9,11 @@ the template's default set (x = 0), or a warm start.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
 
-from ..control.params import controller_parameter_specs
+from ..control.params import ParamSpec, controller_parameter_specs
 from ..model.vectors import KINDS, ModelVectors
 from ..sim.scenario import INITIAL_STATE_SPECS
 
@@ -23,37 +22,25 @@ GROUP_OF_MODEL_KIND = {"routing": "muscle_geometry", "properties": "muscle_physi
                        "passive": "passive_control"}
 
 
-@dataclass(frozen=True)
-class Entry:
-    name: str
-    group: str
-    lower: float
-    upper: float
-    initial: float
-
-    @property
-    def scale(self) -> float:
-        return (self.upper - self.lower) / SCALE_DIVISOR
+def model_parameter_spec(kind: str, name: str, default: float = 0.5) -> ParamSpec:
+    """A routing, muscle-property or passive-gain parameter: already normalized to [0, 1] by its
+    range in the model metadata."""
+    return ParamSpec(f"{kind}.{name}", float(default), 0.0, 1.0, GROUP_OF_MODEL_KIND[kind],
+                     f"{kind} parameter, normalized to its range in the model metadata")
 
 
 class ParameterSpace:
     def __init__(self, meta: Mapping, control_model):
-        entries = []
-        for s in controller_parameter_specs(control_model):
-            entries.append(Entry(s.name, s.group, s.lower, s.upper, s.default))
-        for s in INITIAL_STATE_SPECS:
-            entries.append(Entry(s.name, "initial_state", s.lower, s.upper, s.default))
+        entries = controller_parameter_specs(control_model) + list(INITIAL_STATE_SPECS)
         vectors = ModelVectors(meta)
         for kind in KINDS:
-            for name, default in zip(vectors.names(kind), vectors.defaults(kind)):
-                # model parameters are already normalized to [0, 1] by their ranges
-                entries.append(Entry(f"{kind}.{name}", GROUP_OF_MODEL_KIND[kind], 0.0, 1.0,
-                                     float(default)))
-        self.entries = entries
+            entries += [model_parameter_spec(kind, name, default)
+                        for name, default in zip(vectors.names(kind), vectors.defaults(kind))]
+        self.entries: list[ParamSpec] = entries
         self.names = [e.name for e in entries]
         self._index = {n: i for i, n in enumerate(self.names)}
-        self.initial = np.array([e.initial for e in entries])
-        self.scale = np.array([e.scale for e in entries])
+        self.initial = np.array([e.default for e in entries])
+        self.scale = np.array([(e.upper - e.lower) / SCALE_DIVISOR for e in entries])
         self.lower_x = (np.array([e.lower for e in entries]) - self.initial) / self.scale
         self.upper_x = (np.array([e.upper for e in entries]) - self.initial) / self.scale
 

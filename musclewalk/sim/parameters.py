@@ -4,16 +4,11 @@ parameters by name. Accepted layouts: ``{"controller": {...}, "initial_state": {
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Mapping
 
-from ..control.params import controller_parameter_specs
+from ..control.params import ParameterError, controller_parameter_specs
 from .scenario import INITIAL_STATE_SPECS
-
-
-class ParameterError(ValueError):
-    pass
 
 
 def split_parameters(values: Mapping[str, float], control_model, source: str = "parameters"):
@@ -25,15 +20,7 @@ def split_parameters(values: Mapping[str, float], control_model, source: str = "
         spec = specs.get(name) or init_specs.get(name)
         if spec is None:
             raise ParameterError(f"{source}: {name}: unknown parameter")
-        try:
-            x = float(value)
-        except (TypeError, ValueError):
-            raise ParameterError(f"{source}: {name}: expected a number, got {value!r}") from None
-        if not math.isfinite(x):
-            raise ParameterError(f"{source}: {name}: value is not finite")
-        if not spec.lower <= x <= spec.upper:
-            raise ParameterError(f"{source}: {name}: {x:g} is outside [{spec.lower:g}, {spec.upper:g}]")
-        (controller if name in specs else initial)[name] = x
+        (controller if name in specs else initial)[name] = spec.check(value, source)
     return controller, initial
 
 

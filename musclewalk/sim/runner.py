@@ -120,65 +120,41 @@ class Simulator:
         if abs(scenario.control_interval - self.control_interval) > 1e-12:
             raise ValueError("scenario control interval differs from the simulator's")
         controller_params, init_params = self.split(params)
-        engine, bridge = self.engine, self.bridge
         controller = Controller(self.control_model, controller_params, speed=scenario.speed,
                                 heading=scenario.heading)
         coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta["leg_length"])
-        state = engine.initial_state(coords, speeds)
+        state = self.engine.initial_state(coords, speeds)
         wall0 = time.perf_counter()
-        engine.start(state)
-        raw = engine.read()
-        sensors = bridge.sensors(raw)
+        self.engine.start(state)
+        raw = self.engine.read()
+        sensors = self.bridge.sensors(raw)
         initial_com = raw.com_pos.copy()
         self.rules.reset(raw.com_pos[1], raw.body_pos)
-        recorder = Recorder(bridge, controller) if record else None
+        recorder = Recorder(self.bridge, controller) if record else None
         # the recorder reads the state first, like every observer before new controls
         # invalidate it
         observers = ([recorder] if recorder else []) + list(observers)
-        timing = {"integrate": 0.0, "sensors": 0.0, "controller": 0.0, "observers": 0.0,
-                  "actuate": 0.0}
+        timing = dict.fromkeys(("integrate", "sensors", "controller", "observers", "actuate"), 0.0)
         dt = scenario.control_interval
         n_steps = int(round(scenario.duration / dt))
         reason, k = None, 0
-        t = 0.0
         while True:
-            c0 = time.perf_counter()
-            u = controller.step(sensors)
-            c1 = time.perf_counter()
-            for obs in observers:
-                obs(sensors, u, engine, raw)
-            c2 = time.perf_counter()
-            engine.set_excitations(u)
-            engine.set_push(scenario.push_at(t))
-            if self.terrain is not None:
-                engine.update_terrain(bridge.contact_centres(raw)[:, 0])
-            c3 = time.perf_counter()
-            timing["controller"] += c1 - c0
-            timing["observers"] += c2 - c1
-            timing["actuate"] += c3 - c2
-            c2 = c3
+            self._control_step(controller, sensors, raw, observers, scenario, k * dt, timing)
             if k >= n_steps:
                 break
-            ok = engine.advance((k + 1) * dt)
-            c3 = time.perf_counter()
-            timing["integrate"] += c3 - c2
-            if not ok:
-                reason = "integrator_failure"
+            raw, reason = self._advance((k + 1) * dt, raw, timing)
+            if reason:
                 break
             k += 1
-            t = k * dt
-            raw = engine.read()
-            if not (np.all(np.isfinite(raw.body_pos)) and np.all(np.isfinite(raw.com_vel))):
-                reason = "nan_state"
-                break
-            sensors = bridge.sensors(raw)
-            timing["sensors"] += time.perf_counter() - c3
+            c0 = time.perf_counter()
+            sensors = self.bridge.sensors(raw)
+            timing["sensors"] += time.perf_counter() - c0
             if scenario.terminate:
-                reason = self.rules.check(sensors, scenario.heading_at(t))
+                reason = self.rules.check(sensors, scenario.heading_at(k * dt))
                 if reason:
                     if recorder is not None:
                         controller.step(sensors)
-                        recorder(sensors, controller.excitation, engine, raw)
+                        recorder(sensors, controller.excitation, self.engine, raw)
                     break
         wall = time.perf_counter() - wall0
         return SimulationResult(
@@ -186,3 +162,36 @@ class Simulator:
             wall_time=wall, timing=timing, initial_com=initial_com,
             final_com=raw.com_pos.copy() if np.all(np.isfinite(raw.com_pos)) else initial_com,
             recording=recorder.recording if recorder else None)
+
+    def _control_step(self, controller, sensors, raw, observers, scenario, t, timing) -> None:
+        """Excitations from the controller, the observers' look at the state, then the new
+        controls (excitations, push, the terrain planes under the feet) set on the engine."""
+        c0 = time.perf_counter()
+        u = controller.step(sensors)
+        c1 = time.perf_counter()
+        for obs in observers:
+            obs(sensors, u, self.engine, raw)
+        c2 = time.perf_counter()
+        self.engine.set_excitations(u)
+        self.engine.set_push(scenario.push_at(t))
+        if self.terrain is not None:
+            self.engine.update_terrain(self.bridge.contact_centres(raw)[:, 0])
+        c3 = time.perf_counter()
+        timing["controller"] += c1 - c0
+        timing["observers"] += c2 - c1
+        timing["actuate"] += c3 - c2
+
+    def _advance(self, t_next: float, raw, timing) -> tuple:
+        """(raw sensors at t_next, None), or with a termination reason when the integrator fails
+        (the previous ``raw`` returned) or the state is no longer finite."""
+        c0 = time.perf_counter()
+        ok = self.engine.advance(t_next)
+        c1 = time.perf_counter()
+        timing["integrate"] += c1 - c0
+        if not ok:
+            return raw, "integrator_failure"
+        raw = self.engine.read()
+        timing["sensors"] += time.perf_counter() - c1
+        if not (np.all(np.isfinite(raw.body_pos)) and np.all(np.isfinite(raw.com_vel))):
+            return raw, "nan_state"
+        return raw, None

@@ -10,6 +10,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from ..constants import CONTROL_INTERVAL
+from ..control.params import ParamSpec
 
 PUSH_DURATION = 0.2          # s, paper §6.2
 # longest simulation (t_max) accepted: longer is a typo, not an experiment (optimize has the same
@@ -124,24 +125,16 @@ class Scenario:
 
 
 # ---------------------------------------------------------------------------- initial state
-@dataclass(frozen=True)
-class InitialSpec:
-    name: str
-    default: float
-    lower: float
-    upper: float
-    doc: str
-
-
-# Table 1 "initial character state": forward lean and initial speeds. Speeds are relative to the
-# target speed v (joint speeds in units of v / leg length) so one default set suits every creature.
 INITIAL_STATE_SPECS = [
-    InitialSpec("init.lean", 0.05, -0.3, 0.5, "initial forward lean of the whole creature, rad"),
-    InitialSpec("init.forward_speed", 0.8, 0.0, 1.5, "forward speed of all bodies, x v"),
-    InitialSpec("init.swing_upper_speed", 1.0, -3.0, 3.0, "swing hip flexion speed, x v/L"),
-    InitialSpec("init.swing_lower_speed", 0.0, -3.0, 3.0, "swing knee (and ankle) speed, x v/L"),
-    InitialSpec("init.stance_upper_speed", -0.8, -3.0, 3.0, "stance hip flexion speed, x v/L"),
-    InitialSpec("init.stance_lower_speed", 0.0, -3.0, 3.0, "stance knee (and ankle) speed, x v/L"),
+    ParamSpec(name, default, lower, upper, "initial_state", doc)
+    for name, default, lower, upper, doc in (
+        ("init.lean", 0.05, -0.3, 0.5, "initial forward lean of the whole creature, rad"),
+        ("init.forward_speed", 0.8, 0.0, 1.5, "forward speed of all bodies, x v"),
+        ("init.swing_upper_speed", 1.0, -3.0, 3.0, "swing hip flexion speed, x v/L"),
+        ("init.swing_lower_speed", 0.0, -3.0, 3.0, "swing knee (and ankle) speed, x v/L"),
+        ("init.stance_upper_speed", -0.8, -3.0, 3.0, "stance hip flexion speed, x v/L"),
+        ("init.stance_lower_speed", 0.0, -3.0, 3.0, "stance knee (and ankle) speed, x v/L"),
+    )
 ]
 
 

@@ -3,8 +3,9 @@ are scaled, the source model untouched, bad names rejected before anything is wr
 import pytest
 from lxml import etree
 
-from musclewalk.cli import _scaled_passive_model, main
+from musclewalk.cli import main
 from musclewalk.model.meta import load_meta, meta_path, scale_passive_bounds
+from musclewalk.optimize.driver import scaled_passive_model
 from musclewalk.optimize.evaluate import Evaluator
 
 
@@ -34,7 +35,7 @@ def test_scale_passive_bounds_scales_initial_and_bounds(humanlegs_osim):
 def test_scaled_model_is_the_runs_own_copy(humanlegs_osim, tmp_path):
     source_meta = meta_path(humanlegs_osim).read_bytes()
     out = tmp_path / "stage"
-    model = _scaled_passive_model(humanlegs_osim, out, ["hip_axial=3"])
+    model = scaled_passive_model(humanlegs_osim, out, {"hip_axial": 3.0})
     assert model == out / "model" / humanlegs_osim.name and model.exists()
     assert meta_path(humanlegs_osim).read_bytes() == source_meta
     meta = load_meta(model)
@@ -45,7 +46,7 @@ def test_scaled_model_is_the_runs_own_copy(humanlegs_osim, tmp_path):
     stiffness = etree.parse(str(path)).find(f".//SpringGeneralizedForce[@name='{spring}']/stiffness")
     assert float(stiffness.text) == pytest.approx(3 * original["hi"])
     # a second start of the same stage (no checkpoint yet) does not scale twice
-    assert _scaled_passive_model(model, out, ["hip_axial=3"]) == model
+    assert scaled_passive_model(model, out, {"hip_axial": 3.0}) == model
     assert load_meta(model)["passive"] == meta["passive"]
 
 

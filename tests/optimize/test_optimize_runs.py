@@ -266,7 +266,7 @@ def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim,
     for absurd in (-50.0, 1.5, float("nan")):
         result = evaluator.evaluate(task, {f"properties.{lopt}": absurd})
         assert_penalized(result, f"ValueError: properties.{lopt}: ")
-        assert "outside the model range [0, 1]" in result.error
+        assert "is outside the bounds [0, 1]" in result.error
     # a controller parameter outside its bounds
     result = evaluator.evaluate(task, {"fsm.d_lift": 99.0})
     assert_penalized(result, "ParameterError")

@@ -145,3 +145,27 @@ def test_candidate_metadata_follows_the_written_model(humanlegs_osim):
     assert any(moved)
     cm = control_model_from_meta(meta, 0.005)
     assert cm.muscles[0].fmax == pytest.approx(meta["muscles"][0]["max_isometric_force"])
+
+
+def test_one_spec_and_one_validator_for_every_parameter(space_meta):
+    """Controller, initial-state and model parameters are the same ParamSpec, checked by the same
+    rule with the same message (the simulation parameter files, the optimizer's warm start and
+    the evaluator's model values all go through ParamSpec.check)."""
+    from musclewalk.control.params import ParameterError, ParamSpec
+    from musclewalk.optimize.evaluate import check_model_values
+    from musclewalk.sim.parameters import split_parameters
+    space, meta = space_meta
+    assert all(type(e) is ParamSpec for e in space.entries)
+    by_group = {e.group: e for e in space.entries}
+    for group in ("feedback", "initial_state", "muscle_geometry"):
+        spec = by_group[group]
+        with pytest.raises(ParameterError, match=rf"src: {spec.name}: .* is outside the bounds"):
+            spec.check(spec.upper + 1.0, "src")
+        with pytest.raises(ParameterError, match="not finite"):
+            spec.check(float("nan"), "src")
+        assert spec.check(spec.default, "src") == spec.default
+    cm = control_model_from_meta(meta, 0.005)
+    with pytest.raises(ParameterError, match=r"f.json: init.lean: 9 is outside the bounds"):
+        split_parameters({"init.lean": 9.0}, cm, "f.json")
+    with pytest.raises(ParameterError, match=r"model: routing\.\S+: 1.5 is outside the bounds"):
+        check_model_values({"routing": {by_group["muscle_geometry"].name.split(".", 1)[1]: 1.5}})
