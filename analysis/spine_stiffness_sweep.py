@@ -59,7 +59,7 @@ def main(argv=None) -> int:
             space = ParameterSpace(meta, control_model_from_meta(meta, 0.005))
             values = space.values(np.zeros(len(space)))
             values.update({n: v for n, v in space.flatten(params).items() if n in values})
-            result = Evaluator(str(model)).evaluate(
+            result = Evaluator(str(model), meta).evaluate(
                 EvaluationTask(str(model), 1.3, args.duration), values)
             survived = f"{result.simulated_time:.2f}" if result.terminated else \
                 f"{args.duration:g} (no termination)"

@@ -45,6 +45,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from musclewalk.model.meta import load_meta, meta_path  # noqa: E402
+from musclewalk.model.metadata import ModelMeta  # noqa: E402
 from musclewalk.model.osim import CONTROLLER_NAME, write_atomic, xml_bytes  # noqa: E402
 from musclewalk.model.vectors import parse_osim  # noqa: E402
 from musclewalk.opensim_env import import_opensim  # noqa: E402
@@ -118,7 +119,7 @@ def _c_flush() -> None:
 class Walker:
     name: str
     model: Path
-    meta: dict
+    meta: ModelMeta
     params: dict
     speed: float
     sim: Simulator | None = None
@@ -152,7 +153,7 @@ def load_walker(run: Path) -> Walker:
         raise SystemExit(str(exc)) from None
     speed = float(json.loads(best.read_text()).get("speed", 1.3))
     # a unique label: the run folder's name, with the creature where the name lacks it
-    label = run.name if run.name.startswith(meta["creature"]) else f"{meta['creature']}/{run.name}"
+    label = run.name if run.name.startswith(meta.creature) else f"{meta.creature}/{run.name}"
     return Walker(label, model, meta, params, speed)
 
 
@@ -169,7 +170,7 @@ def closed_loop(w: Walker):
 
 def initial_state(w: Walker, engine: OpenSimEngine):
     _, init = w.sim.split(w.params)
-    coords, speeds = initial_coordinates(init, w.scenario.speed, w.meta["leg_length"])
+    coords, speeds = initial_coordinates(init, w.scenario.speed, w.meta.leg_length)
     return engine.initial_state(coords, speeds)
 
 
@@ -182,7 +183,7 @@ def replay_model(w: Walker, folder: Path) -> Path:
         raise SystemExit(f"{w.model}: expected one PrescribedController '{CONTROLLER_NAME}'")
     pc = pcs[0]
     actuators = pc.findtext("socket_actuators").split()
-    column = {m["name"]: i for i, m in enumerate(w.meta["muscles"])}
+    column = {m.name: i for i, m in enumerate(w.meta.muscles)}
     objects = pc.find("FunctionSet/objects")
     for child in list(objects):
         objects.remove(child)
@@ -283,7 +284,7 @@ def run_rounds(walkers, args, tmp: Path) -> None:
         python = sum(timing[p] for p in PYTHON_PARTS) / sum(timing.values())
         lc, lr = stats[w.name]
         dcom = f"{np.linalg.norm(com - result.final_com):.1e}" if ok else "failed"
-        print(f"{w.name:26s} {len(w.meta['muscles']):4d} {result.reason or 'none':>12s} {t:6.2f} | "
+        print(f"{w.name:26s} {len(w.meta.muscles):4d} {result.reason or 'none':>12s} {t:6.2f} | "
               f"{best_closed:10.2f} {per_s(lc.steps, t):>7s} {per_s(lc.realizations, t):>7s} "
               f"{python:6.0%} | {best_replay:10.2f} {per_s(lr.steps, t):>7s} "
               f"{per_s(lr.realizations, t):>7s} | {best_closed / best_replay:5.2f} {dcom:>7s}")

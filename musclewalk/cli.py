@@ -29,7 +29,8 @@ def _cmd_build(args):
     from .model.template import parse_overrides
     spec, meta, report = build_creature(args.creature, parse_overrides(args.set), args.out,
                                         validate=not args.no_validate)
-    counts = {k: len(meta[k]) for k in ("routing", "properties", "passive")}
+    counts = {"routing": len(meta.routing), "properties": len(meta.properties),
+              "passive": len(meta.passive)}
     print(f"{spec.name}: {len(spec.bodies)} bodies, {spec.dof_count + 6} DOFs "
           f"({spec.dof_count} joint + 6 root), {len(spec.muscles)} muscles, "
           f"{spec.total_mass:.1f} kg; free parameters: routing {counts['routing']}, "
@@ -60,13 +61,13 @@ def _cmd_info(args):
     from .model.vectors import ModelVectors
     meta = check_model(args.model)          # the .osim too: readable and matching its metadata
     mv = ModelVectors(meta)
-    print(f"{meta['creature']}: {len(meta['bodies'])} bodies, {len(meta['muscles'])} muscles, "
-          f"{meta['total_mass']:.1f} kg, leg length {meta['leg_length']:.3f} m")
+    print(f"{meta.creature}: {len(meta.bodies)} bodies, {len(meta.muscles)} muscles, "
+          f"{meta.total_mass:.1f} kg, leg length {meta.leg_length:.3f} m")
     for kind, n in mv.counts().items():
         print(f"  {kind:10s} {n:4d} free parameters")
     if args.verbose:
-        for m in meta["muscles"]:
-            print(f"  {m['name']:28s} delay {m['delay'] * 1000:4.0f} ms  roles {','.join(m['roles'])}")
+        for m in meta.muscles:
+            print(f"  {m.name:28s} delay {m.delay * 1000:4.0f} ms  roles {','.join(m.roles)}")
 
 
 def _number(option: str, value: float, expected: str, ok=lambda v: True) -> float:
@@ -193,7 +194,7 @@ def _write_simulation(args, sim, result, scenario) -> None:
     s = result.summary(scenario)
     end = (f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
            if s["terminated"] else f"ran the full {s['simulated_time']:.2f} s")
-    print(f"{sim.meta['creature']}: {end}; distance {s['distance']:.2f} m, mean forward speed "
+    print(f"{sim.meta.creature}: {end}; distance {s['distance']:.2f} m, mean forward speed "
           f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {args.out}")
 
 

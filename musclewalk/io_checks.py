@@ -10,6 +10,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
+from .model.metadata import ModelMeta
+
 
 class OutputError(ValueError):
     """An output path that cannot be written; the message names the path and the option."""
@@ -180,7 +182,7 @@ def parse_model_file(path):
     return tree
 
 
-def model_mismatches(tree, meta: Mapping) -> dict[str, list[str]]:
+def model_mismatches(tree, meta: ModelMeta) -> dict[str, list[str]]:
     """What the metadata names and the model (XML tree) lacks, by kind: bodies, coordinates,
     muscles and their path points, springs, contact spheres and forces, the excitation
     controller (empty: they match)."""
@@ -202,31 +204,29 @@ def model_mismatches(tree, meta: Mapping) -> dict[str, list[str]]:
         if gone:
             missing.setdefault(kind, []).extend(gone)
 
-    lack("body", [b["name"] for b in meta.get("bodies", [])], names("BodySet/objects/Body"))
+    lack("body", [b.name for b in meta.bodies], names("BodySet/objects/Body"))
     lack("coordinate", [c[0] for c in ROOT_COORDINATES]
-         + [c for j in meta.get("joints", []) for c in j.get("coordinates", [])],
+         + [c for j in meta.joints for c in j.coordinates],
          names(".//Coordinate"))
     muscles = {m.get("name"): m
                for m in model.xpath("ForceSet/objects/Millard2012EquilibriumMuscle")}
-    lack("muscle", [m["name"] for m in meta.get("muscles", [])], muscles)
-    for m in meta.get("muscles", []):
-        if m["name"] in muscles:
-            lack("path point", [f"{m['name']}/{p['name']}" for p in m.get("points", [])],
-                 {f"{m['name']}/{p.get('name')}" for p in muscles[m["name"]].iter("PathPoint")})
-    lack("spring", [t for e in meta.get("passive", []) for t in e.get("targets", [])],
+    lack("muscle", [m.name for m in meta.muscles], muscles)
+    for m in meta.muscles:
+        if m.name in muscles:
+            lack("path point", [f"{m.name}/{p.name}" for p in m.points],
+                 {f"{m.name}/{p.get('name')}" for p in muscles[m.name].iter("PathPoint")})
+    lack("spring", [t for e in meta.passive for t in e.targets],
          names("ForceSet/objects/SpringGeneralizedForce"))
-    lack("contact sphere", [c["name"] for c in meta.get("contacts", [])],
+    lack("contact sphere", [c.name for c in meta.contacts],
          names("ContactGeometrySet/objects/ContactSphere"))
-    if meta.get("physics", {}).get("contact", {}).get("model") == "exponential":
-        lack("contact force", [f"{EXPONENTIAL_CONTACT_PREFIX}{c['name']}"
-                               for c in meta.get("contacts", [])],
+    if meta.physics is not None and meta.physics.contact.model == "exponential":
+        lack("contact force", [f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}" for c in meta.contacts],
              names("ForceSet/objects/ExponentialContactForce"))
     else:
-        lack("contact force", [f"{SMOOTH_CONTACT_PREFIX}{c['name']}"
-                               for c in meta.get("contacts", [])],
+        lack("contact force", [f"{SMOOTH_CONTACT_PREFIX}{c.name}" for c in meta.contacts],
              names("ForceSet/objects/SmoothSphereHalfSpaceForce"))
     lack("controller", [CONTROLLER_NAME], names("ControllerSet/objects/PrescribedController"))
-    n_meta = len(meta.get("muscles", []))
+    n_meta = len(meta.muscles)
     if len(muscles) != n_meta and "muscle" not in missing:
         missing["count"] = [f"the model has {len(muscles)} muscles, the metadata {n_meta}"]
     return missing
@@ -244,7 +244,7 @@ def describe_mismatches(missing: Mapping[str, list[str]], shown: int = 2) -> str
     return "; ".join(parts)
 
 
-def check_model(path, meta: Mapping | None = None) -> dict:
+def check_model(path, meta: ModelMeta | None = None) -> ModelMeta:
     """The metadata of a musclewalk model, after checking that the .osim is readable and holds
     every component its metadata (``MODEL.meta.json``) names. ValueError / FileNotFoundError
     naming the file: a truncated or corrupt .osim, missing or unreadable metadata, or a model
@@ -255,10 +255,10 @@ def check_model(path, meta: Mapping | None = None) -> dict:
     missing = model_mismatches(tree, meta)
     if missing:
         raise ValueError(f"{path}: the model does not match its metadata {meta_path(path)} "
-                         f"(of '{meta.get('creature')}'): {describe_mismatches(missing)}; "
+                         f"(of '{meta.creature}'): {describe_mismatches(missing)}; "
                          "use a model and the .meta.json "
                          "'musclewalk build' wrote with it")
-    return dict(meta)
+    return meta
 
 
 def read_yaml(path, error: type[Exception], what: str):

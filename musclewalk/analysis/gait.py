@@ -215,15 +215,15 @@ def from_simulation(run_dir) -> Trial:
     meta = load_meta(model_path)
     trial = _trial(run_dir.name, model, leg_segments(model), names, rows,
                    states["time"].to_numpy(float), grf,
-                   {"r": "ground_force_r_", "l": "ground_force_l_"}, float(meta["total_mass"]),
+                   {"r": "ground_force_r_", "l": "ground_force_l_"}, float(meta.total_mass),
                    {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)})
     muscles_path = run_dir / "muscles.csv"
     if muscles_path.is_file():
         import pandas as pd
         table = pd.read_csv(muscles_path)
         trial.activation_time = table["time"].to_numpy(float)
-        trial.activations = {m["name"]: table[f"{m['name']}.activation"].to_numpy(float)
-                             for m in meta["muscles"] if f"{m['name']}.activation" in table}
+        trial.activations = {m.name: table[f"{m.name}.activation"].to_numpy(float)
+                             for m in meta.muscles if f"{m.name}.activation" in table}
     return trial
 
 

@@ -20,7 +20,6 @@ rectangle or box in the body's frame, mapped to the world in the default pose).
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import re
 import tempfile
@@ -29,6 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from ..model.meta import load_meta, meta_path
+from ..model.metadata import ModelMeta
 
 SIDE_COLORS = {"r": "#d62728", "l": "#1f5fbf", "m": "#8e44ad"}
 SIDE_NAMES = {"r": "right", "l": "left", "m": "midline"}
@@ -147,14 +149,14 @@ def _geometry_samples(osim, geom) -> np.ndarray | None:
     return pts * scale
 
 
-def _load_meta(osim_path: Path, meta) -> dict | None:
+def _load_meta(osim_path: Path, meta: ModelMeta | None) -> ModelMeta | None:
     if meta is not None:
         return meta
-    side = osim_path.with_name(osim_path.stem + ".meta.json")
+    side = meta_path(osim_path)
     if not side.is_file():
         return None
     try:
-        return json.loads(side.read_text())
+        return load_meta(side)
     except (OSError, ValueError) as exc:
         warnings.warn(f"ignoring unreadable model metadata {side}: {exc}", stacklevel=2)
         return None
@@ -176,14 +178,14 @@ def _load_model(osim, path: Path):
     return model, state
 
 
-def _extract(path: Path, meta: dict | None) -> _Scene:
+def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
     import opensim as osim
     osim.Logger.setLevelString("warn")
     osim.Logger.removeFileSink()
     model, state = _load_model(osim, path)
     ground = model.getGround().getName()
 
-    name = (meta or {}).get("creature") or re.sub(r"\.osim$", "", model.getName() or "") \
+    name = (meta.creature if meta is not None else None) or re.sub(r"\.osim$", "", model.getName() or "") \
         or path.stem
     coords = model.getCoordinateSet()
     n_dofs = sum(1 for i in range(coords.getSize()) if not coords.get(i).getDefaultLocked())
@@ -259,7 +261,7 @@ def _extract(path: Path, meta: dict | None) -> _Scene:
 
     # --- muscle paths (active path points in the default state: handles conditional/moving
     # points and wrapping tangent points)
-    meta_muscles = {m.get("name"): m for m in (meta or {}).get("muscles", []) or []}
+    meta_muscles = {m.name: m for m in meta.muscles} if meta is not None else {}
     for i in range(muscles.getSize()):
         m = muscles.get(i)
         current = m.getGeometryPath().getCurrentPath(state)
@@ -273,21 +275,21 @@ def _extract(path: Path, meta: dict | None) -> _Scene:
                     state, pp.getLocation(state))))
         pts = np.array(pts).reshape(-1, 3)
         mm = meta_muscles.get(m.getName())
-        side = _norm_side(mm["side"]) if mm is not None and "side" in mm else None
+        side = _norm_side(mm.side) if mm is not None else None
         side = side or side_from_name(m.getName()) or _side_from_points(pts)
         scene.muscles.append((m.getName(), side, pts))
         # --- allowed attachment regions
-        for point in (mm or {}).get("points", []) or []:
-            ranges = point.get("ranges") or {}
-            if not ranges or point.get("body") not in transforms:
+        for point in mm.points if mm is not None else ():
+            ranges = point.ranges
+            if not ranges or point.body not in transforms:
                 continue
-            loc = np.asarray(point.get("location", [0, 0, 0]), dtype=float)
+            loc = np.asarray(point.location, dtype=float)
             axes = []
             for a, ax in enumerate("xyz"):
                 r = ranges.get(ax)
                 axes.append((float(r[0]), float(r[1])) if r is not None else (loc[a],))
             corners = np.array(list(itertools.product(*axes)))
-            R, p = transforms[point["body"]]
+            R, p = transforms[point.body]
             scene.regions.append((corners @ R.T + p, side))
     return scene
 
@@ -519,10 +521,10 @@ def _figure(scene: _Scene):
 # ---------------------------------------------------------------------------------------------
 
 
-def render_model(osim_path, out_png, meta: dict | None = None) -> Path:
+def render_model(osim_path, out_png, meta: ModelMeta | None = None) -> Path:
     """Draw the model at `osim_path` (side and front view, default pose) into `out_png`.
 
-    `meta`: the model's metadata dict; by default ``MODEL.meta.json`` next to ``MODEL.osim``
+    `meta`: the model's metadata; by default ``MODEL.meta.json`` next to ``MODEL.osim``
     is used when present (creature name, muscle sides and allowed attachment regions). Any
     .osim works without it. The PNG is written atomically. Returns the output path.
     Raises FileNotFoundError / ValueError naming the file for a missing or unreadable model.

@@ -53,10 +53,10 @@ def summarize(sim_dir) -> dict:
         raise FileNotFoundError(f"{sim_dir}: not a complete simulation folder ({exc.filename} "
                                 "missing)") from None
     meta = load_meta(summary["model"])
-    mass = meta["total_mass"]
-    names = [m["name"] for m in meta["muscles"]]
-    mm = muscle_masses([m["max_isometric_force"] for m in meta["muscles"]],
-                       [m["optimal_fiber_length"] for m in meta["muscles"]])
+    mass = meta.total_mass
+    names = [m.name for m in meta.muscles]
+    mm = muscle_masses([m.max_isometric_force for m in meta.muscles],
+                       [m.optimal_fiber_length for m in meta.muscles])
     cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
     exc, act, nfl = cols("excitation"), cols("activation"), cols("norm_fiber_length")
     vel, force, active = cols("fiber_velocity"), cols("fiber_force"), cols("active_fiber_force")

@@ -40,16 +40,16 @@ class MeasureContext:
         cm = sim.control_model
         head = cm.head_body if cm.head_body is not None else cm.trunk_body
         offset = np.zeros(3) if cm.head_body is not None else np.asarray(cm.head_offset, float)
-        head_name = meta["bodies"][head]["name"]
+        head_name = meta.bodies[head].name
         return cls(
-            body_mass=meta["total_mass"], dt=scenario.control_interval,
+            body_mass=meta.total_mass, dt=scenario.control_interval,
             target_speed=scenario.speed, heading_at=scenario.heading_at, head_body=head,
             head_offset=offset,
-            head_base_R=np.reshape(meta["base_pose"][head_name]["R"], (3, 3)),
-            muscle_mass=muscle_masses([m["max_isometric_force"] for m in meta["muscles"]],
-                                      [m["optimal_fiber_length"] for m in meta["muscles"]]),
+            head_base_R=np.reshape(meta.base_pose[head_name].R, (3, 3)),
+            muscle_mass=muscle_masses([m.max_isometric_force for m in meta.muscles],
+                                      [m.optimal_fiber_length for m in meta.muscles]),
             contact_velocities=sim.bridge.contact_velocities,
-            leg_length=float(meta.get("leg_length", 1.0)))
+            leg_length=float(meta.leg_length))
 
 
 @dataclass

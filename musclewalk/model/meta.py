@@ -1,18 +1,36 @@
 """The model's metadata sidecar (``MODEL.meta.json``): what the controller, simulator, optimizer
 and renderer need to know about a generated model beyond the .osim itself — muscle roles and
 neural delays, the joints each muscle spans, feature bodies, attachment regions and the
-parameter entries of routing, muscle properties and passive gains."""
+parameter entries of routing, muscle properties and passive gains. Built from a creature spec,
+written and read here; its typed form (``ModelMeta`` and the records it holds) is
+``musclewalk.model.metadata``."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from .kinematics import base_pose_transforms, path_length
+from .metadata import (
+    Body,
+    BodyPose,
+    Contact,
+    Features,
+    Joint,
+    ModelMeta,
+    Muscle,
+    PassiveEntry,
+    PathPoint,
+    Physics,
+    PropertyEntry,
+    RoutingEntry,
+    RoutingTarget,
+    Span,
+)
 from .spec import CreatureSpec
 
-META_VERSION = 1
 HEAD_CHAIN_KINDS = {"spine", "neck", "head_chain"}
 # paper §4.4: 20 ms for muscles attached to the foot, 10 ms lower leg, 5 ms upper leg and others
 DELAY_BY_ROLE = {"foot": 0.020, "toe": 0.020, "lower": 0.010}
@@ -41,7 +59,7 @@ def _tree_path(parents: dict, a: str, b: str) -> list[tuple[str, str]]:
     return up + down[::-1]
 
 
-def muscle_spans(spec: CreatureSpec, muscle) -> list[dict]:
+def muscle_spans(spec: CreatureSpec, muscle) -> list[Span]:
     """For each joint the muscle spans: the path segment crossing it and which end of that
     segment lies on the joint's child side."""
     parents = {b.name: b.parent for b in spec.bodies}
@@ -55,8 +73,7 @@ def muscle_spans(spec: CreatureSpec, muscle) -> list[dict]:
             joint = joint_by_child[child]
             # the point whose body lies below `child` in the tree is on the child side
             below_a = child in _ancestors(parents, a)
-            spans.append({"joint": joint.name, "segment": k,
-                          "child_point": k if below_a else k + 1})
+            spans.append(Span(joint=joint.name, segment=k, child_point=k if below_a else k + 1))
     return spans
 
 
@@ -70,7 +87,7 @@ def _ancestors(parents, x):
 
 def muscle_roles(spec: CreatureSpec, muscle, spans) -> list[str]:
     kinds = {j.name: j.kind for j in spec.joints}
-    spanned = {kinds[s["joint"]] for s in spans}
+    spanned = {kinds[s.joint] for s in spans}
     roles = set(muscle.extra_roles)
     f = muscle.function
     if "hip" in spanned:
@@ -97,7 +114,7 @@ def muscle_delay(spec: CreatureSpec, muscle) -> float:
     return max([DELAY_BY_ROLE.get(r, DEFAULT_DELAY) for r in roles])
 
 
-def build_meta(spec: CreatureSpec) -> dict:
+def build_meta(spec: CreatureSpec) -> ModelMeta:
     transforms = base_pose_transforms(
         spec.bodies[0].name, spec.root_height,
         [(j.parent, j.child, j.location, j.orientation) for j in spec.joints])
@@ -107,59 +124,61 @@ def build_meta(spec: CreatureSpec) -> dict:
     muscles = []
     for m in spec.muscles:
         spans = muscle_spans(spec, m)
-        muscles.append({
-            "name": m.name, "unique": m.unique, "side": m.side,
-            "roles": muscle_roles(spec, m, spans), "delay": muscle_delay(spec, m),
-            "spans": spans, "function": m.function, "property_rule": m.property_rule,
-            "property_group": m.property_group, "source": m.source,
-            "max_isometric_force": m.max_isometric_force,
-            "optimal_fiber_length": m.optimal_fiber_length,
-            "tendon_slack_length": m.tendon_slack_length, "pennation": m.pennation,
-            "rigid_tendon": m.rigid_tendon,
-            "points": [{"name": p.name, "body": p.body, "location": list(map(float, p.location)),
-                        "ranges": {a: list(r) for a, r in p.ranges.items()}} for p in m.points],
-        })
-    return {
-        "musclewalk_meta": META_VERSION,
-        "creature": spec.name, "source": spec.source, "templates": spec.templates,
-        "parameters": spec.parameters, "total_mass": spec.total_mass,
-        "root": spec.bodies[0].name, "root_height": spec.root_height, "leg_length": leg_length,
-        "features": spec.features, "expected": spec.expected,
-        "base_pose": {b: {"R": r.reshape(-1).tolist(), "p": p.tolist()}
-                      for b, (r, p) in transforms.items()},
-        "bodies": [{"name": b.name, "role": b.role, "side": b.side, "parent": b.parent,
-                    "mass": b.mass, "tilt": b.tilt} for b in spec.bodies],
-        "joints": [{"name": j.name, "kind": j.kind, "side": j.side, "parent": j.parent,
-                    "child": j.child, "location": list(map(float, j.location)),
-                    "coordinates": [c.name for c in j.coordinates]} for j in spec.joints],
-        "contacts": [{"name": c.name, "body": c.body, "foot": c.foot, "radius": c.radius,
-                      "location": list(map(float, c.location))} for c in spec.contacts],
-        "physics": spec.physics,
-        "muscles": muscles,
-        "routing": routing_entries(spec),
-        "properties": property_entries(spec, transforms),
-        "passive": passive_entries(spec),
-    }
+        muscles.append(Muscle(
+            name=m.name, unique=m.unique, side=m.side,
+            roles=tuple(muscle_roles(spec, m, spans)), delay=muscle_delay(spec, m),
+            spans=tuple(spans), function=m.function, property_rule=m.property_rule,
+            property_group=m.property_group, source=m.source,
+            max_isometric_force=m.max_isometric_force,
+            optimal_fiber_length=m.optimal_fiber_length,
+            tendon_slack_length=m.tendon_slack_length, pennation=m.pennation,
+            rigid_tendon=m.rigid_tendon,
+            points=tuple(PathPoint(name=p.name, body=p.body, location=tuple(map(float, p.location)),
+                                   ranges={a: tuple(r) for a, r in p.ranges.items()})
+                         for p in m.points)))
+    where = f"{spec.source}: metadata"
+    return ModelMeta(
+        creature=spec.name, source=spec.source, templates=spec.templates,
+        parameters=spec.parameters, total_mass=spec.total_mass,
+        root=spec.bodies[0].name, root_height=spec.root_height, leg_length=leg_length,
+        features=Features.from_dict(spec.features, f"{where} features"),
+        expected=spec.expected,
+        base_pose={b: BodyPose(R=tuple(r.reshape(-1).tolist()), p=tuple(p.tolist()))
+                   for b, (r, p) in transforms.items()},
+        bodies=tuple(Body(name=b.name, role=b.role, side=b.side, parent=b.parent, mass=b.mass,
+                          tilt=b.tilt) for b in spec.bodies),
+        joints=tuple(Joint(name=j.name, kind=j.kind, side=j.side, parent=j.parent, child=j.child,
+                           location=tuple(map(float, j.location)),
+                           coordinates=tuple(c.name for c in j.coordinates))
+                     for j in spec.joints),
+        contacts=tuple(Contact(name=c.name, body=c.body, foot=c.foot, radius=c.radius,
+                               location=tuple(map(float, c.location))) for c in spec.contacts),
+        physics=Physics.from_dict(spec.physics, f"{where} physics"),
+        muscles=tuple(muscles),
+        routing=routing_entries(spec),
+        properties=property_entries(spec, transforms),
+        passive=passive_entries(spec),
+    )
 
 
-def routing_entries(spec: CreatureSpec) -> list[dict]:
+def routing_entries(spec: CreatureSpec) -> tuple[RoutingEntry, ...]:
     """One entry per free attachment component of a unique muscle. Mirrored muscles (and the
     repeated muscles of a chain) share the entry; each target keeps its own range, and a
     mirrored z target maps the normalized value with the opposite sign."""
-    entries: dict[str, dict] = {}
+    targets: dict[str, list[RoutingTarget]] = {}
     for m in spec.muscles:
         for k, p in enumerate(m.points):
             for axis, (lo, hi) in sorted(p.ranges.items()):
                 name = f"{m.unique}.P{k + 1}.{axis}"
                 sign = -1.0 if (m.side == "l" and axis == "z") else 1.0
                 lo_r, hi_r = (-hi, -lo) if sign < 0 else (lo, hi)
-                entries.setdefault(name, {"name": name, "targets": []})["targets"].append(
-                    {"muscle": m.name, "point": p.name, "axis": axis, "lo": lo_r, "hi": hi_r,
-                     "sign": sign})
-    return list(entries.values())
+                targets.setdefault(name, []).append(
+                    RoutingTarget(muscle=m.name, point=p.name, axis=axis, lo=lo_r, hi=hi_r,
+                                  sign=sign))
+    return tuple(RoutingEntry(name=name, targets=tuple(ts)) for name, ts in targets.items())
 
 
-def property_entries(spec: CreatureSpec, transforms) -> list[dict]:
+def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...]:
     """Free muscle properties per property group: Fmax, l_opt, l_slack ("full" rule) or l_opt
     only with l_slack derived from the base-pose path length ("lopt_only", paper §6.1)."""
     groups: dict[str, list] = {}
@@ -173,18 +192,18 @@ def property_entries(spec: CreatureSpec, transforms) -> list[dict]:
                  if rule == "full" else ["optimal_fiber_length"])
         for kind in kinds:
             initial = float(getattr(ms[0], kind))
-            entry = {"name": f"{group}.{kind}", "kind": kind, "rule": rule,
-                     "targets": [m.name for m in ms], "initial": initial,
-                     "lo": lo_f * initial, "hi": hi_f * initial}
+            hi = hi_f * initial
             if rule == "lopt_only":
                 lo_max = min(path_length(transforms, [(p.body, p.location) for p in m.points])
                              * 0.95 / np.cos(m.pennation) for m in ms)
-                entry["hi"] = min(entry["hi"], lo_max)
-            out.append(entry)
-    return out
+                hi = min(hi, lo_max)
+            out.append(PropertyEntry(name=f"{group}.{kind}", kind=kind, rule=rule,
+                                     targets=tuple(m.name for m in ms), initial=initial,
+                                     lo=lo_f * initial, hi=hi))
+    return tuple(out)
 
 
-def passive_entries(spec: CreatureSpec) -> list[dict]:
+def passive_entries(spec: CreatureSpec) -> tuple[PassiveEntry, ...]:
     groups: dict[str, list] = {}
     for s in spec.springs:
         if s.parameter:
@@ -194,47 +213,50 @@ def passive_entries(spec: CreatureSpec) -> list[dict]:
     for name, springs in groups.items():
         for kind, attr in (("stiffness", "stiffness"), ("damping", "damping")):
             initial = float(getattr(springs[0], attr))
-            out.append({"name": f"{name}.{kind}", "kind": kind,
-                        "targets": [s.name for s in springs], "initial": initial,
-                        "lo": lo_f * initial, "hi": max(hi_f * initial, 1e-6)})
-    return out
+            out.append(PassiveEntry(name=f"{name}.{kind}", kind=kind,
+                                    targets=tuple(s.name for s in springs), initial=initial,
+                                    lo=lo_f * initial, hi=max(hi_f * initial, 1e-6)))
+    return tuple(out)
 
 
-def scale_passive_bounds(meta: dict, factors: dict[str, float]) -> dict:
+def scale_passive_bounds(meta: ModelMeta, factors: dict[str, float]) -> ModelMeta:
     """A copy of ``meta`` whose passive entries named in ``factors`` have initial value and bounds
     multiplied by the factor: one stage of a continuation (homotopy) chain of optimizations, e.g.
     a stiffer spine that is relaxed stage by stage. A name is an entry (``spine_flexion.stiffness``)
     or a gain group (``spine_flexion``: stiffness and damping). The factors are recorded under
     ``passive_scale``; an already scaled model is not scaled again."""
-    if meta.get("passive_scale"):
-        raise ValueError(f"passive gains are already scaled ({meta['passive_scale']})")
-    out = json.loads(json.dumps(meta, default=_json_default))
+    if meta.passive_scale:
+        raise ValueError(f"passive gains are already scaled ({meta.passive_scale})")
+    passive = list(meta.passive)
     for name, factor in factors.items():
         if not (isinstance(factor, (int, float)) and factor > 0 and np.isfinite(factor)):
             raise ValueError(f"{name}: factor must be a positive number, got {factor!r}")
-        hits = [e for e in out["passive"] if e["name"] == name or e["name"].rsplit(".", 1)[0] == name]
+        hits = [i for i, e in enumerate(passive)
+                if e.name == name or e.name.rsplit(".", 1)[0] == name]
         if not hits:
-            known = sorted({e["name"].rsplit(".", 1)[0] for e in out["passive"]})
+            known = sorted({e.name.rsplit(".", 1)[0] for e in passive})
             raise ValueError(f"{name}: no such passive gain (known: {', '.join(known) or 'none'})")
-        for e in hits:
-            e["initial"] *= factor
-            e["lo"] *= factor
-            e["hi"] *= factor
-    out["passive_scale"] = dict(factors)
-    return out
+        for i in hits:
+            e = passive[i]
+            passive[i] = replace(e, initial=e.initial * factor, lo=e.lo * factor,
+                                 hi=e.hi * factor)
+    return replace(meta, passive=tuple(passive), passive_scale=dict(factors))
 
 
-def meta_bytes(meta: dict) -> bytes:
+def meta_bytes(meta: ModelMeta) -> bytes:
     """The metadata file's contents."""
-    return (json.dumps(meta, indent=1, default=_json_default) + "\n").encode()
+    return (json.dumps(meta.to_dict(), indent=1, default=_json_default) + "\n").encode()
 
 
-def write_meta(path, meta: dict) -> None:
+def write_meta(path, meta: ModelMeta) -> None:
     from .osim import write_atomic
     write_atomic(Path(path), meta_bytes(meta))
 
 
-def load_meta(path) -> dict:
+def load_meta(path) -> ModelMeta:
+    """The metadata of a model (``MODEL.osim`` or ``MODEL.meta.json``): FileNotFoundError or
+    ValueError naming the file when it is missing, not JSON, of another version or not of the
+    expected form."""
     path = Path(path)
     if path.suffix == ".osim":
         path = meta_path(path)
@@ -245,10 +267,7 @@ def load_meta(path) -> dict:
                                 f"'musclewalk build')") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON: {exc}") from None
-    if data.get("musclewalk_meta") != META_VERSION:
-        raise ValueError(f"{path}: musclewalk_meta: unsupported version "
-                         f"{data.get('musclewalk_meta')!r}")
-    return data
+    return ModelMeta.from_dict(data, path)
 
 
 def _json_default(o):

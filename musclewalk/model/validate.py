@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
 
 from ..opensim_env import import_opensim
+from .metadata import ModelMeta, Muscle
 
 FIBER_LENGTH_BAND = (0.5, 1.5)      # normalized fibre length in the base pose
 MIN_MOMENT_ARM = 1e-3              # m; smaller counts as "no moment arm"
@@ -32,23 +32,23 @@ class ValidationReport:
         return not self.problems
 
 
-def coordinate_for(function_name: str, muscle: Mapping, coordinates: set[str]) -> str | None:
+def coordinate_for(function_name: str, muscle: Muscle, coordinates: set[str]) -> str | None:
     """Resolve a template's generic coordinate name for a muscle: sided (``knee_angle_r``),
     unsided (``lumbar_flexion``) or, for chain muscles, the coordinate of the spanned joint
     (``neck_flexion_3``)."""
-    side = muscle.get("side")
+    side = muscle.side
     if side and f"{function_name}_{side}" in coordinates:
         return f"{function_name}_{side}"
     if function_name in coordinates:
         return function_name
-    for span in muscle.get("spans", []):
-        suffix = span["joint"].rsplit("_", 1)[-1]
+    for span in muscle.spans:
+        suffix = span.joint.rsplit("_", 1)[-1]
         if f"{function_name}_{suffix}" in coordinates:
             return f"{function_name}_{suffix}"
     return None
 
 
-def validate_model(osim_path, meta: Mapping) -> ValidationReport:
+def validate_model(osim_path, meta: ModelMeta) -> ValidationReport:
     osim = import_opensim()
     path = Path(osim_path)
     rep = ValidationReport()
@@ -62,7 +62,7 @@ def validate_model(osim_path, meta: Mapping) -> ValidationReport:
     rep.dofs = cs.getSize()
     rep.muscles = model.getMuscles().getSize()
     rep.mass = model.getTotalMass(state)
-    expected = meta.get("expected", {})
+    expected = meta.expected
     for what, got, extra in (("bodies", rep.bodies, 1), ("dofs", rep.dofs, 6),
                              ("muscles", rep.muscles, 0)):
         if what in expected and got != expected[what] + extra:
@@ -79,21 +79,21 @@ def validate_model(osim_path, meta: Mapping) -> ValidationReport:
     model.equilibrateMuscles(state)
     lo, hi = FIBER_LENGTH_BAND
     coordinates = {cs.get(i).getName() for i in range(cs.getSize())}
-    for m in meta["muscles"]:
-        mus = model.getMuscles().get(m["name"])
+    for m in meta.muscles:
+        mus = model.getMuscles().get(m.name)
         nfl = mus.getNormalizedFiberLength(state)
-        rep.fiber_lengths[m["name"]] = nfl
+        rep.fiber_lengths[m.name] = nfl
         if not lo <= nfl <= hi:
-            rep.problems.append(f"{m['name']}: normalized fibre length {nfl:.3f} in the base pose "
+            rep.problems.append(f"{m.name}: normalized fibre length {nfl:.3f} in the base pose "
                                 f"is outside [{lo}, {hi}]")
-        for generic, sign in m.get("function", {}).items():
+        for generic, sign in m.function.items():
             cname = coordinate_for(generic, m, coordinates)
             if cname is None:
-                rep.problems.append(f"{m['name']}: function names unknown coordinate '{generic}'")
+                rep.problems.append(f"{m.name}: function names unknown coordinate '{generic}'")
                 continue
             arm = mus.computeMomentArm(state, cs.get(cname))
-            rep.moment_arms[(m["name"], cname)] = arm
+            rep.moment_arms[(m.name, cname)] = arm
             if arm * sign < MIN_MOMENT_ARM:
-                rep.problems.append(f"{m['name']}: moment arm about {cname} is {arm:+.4f} m, "
+                rep.problems.append(f"{m.name}: moment arm about {cname} is {arm:+.4f} m, "
                                     f"expected sign {sign:+d}")
     return rep

@@ -12,12 +12,14 @@ write: l_slack = base-pose path length (current routing) - l_opt cos(pennation) 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 from lxml import etree
 
+from .metadata import ModelMeta
 from .osim import fmt, write_atomic, xml_bytes
 
 KINDS = ("routing", "properties", "passive")
@@ -35,16 +37,17 @@ def parse_osim(path) -> etree._ElementTree:
 class ModelVectors:
     """Named, normalized parameter vectors of one model (from its metadata)."""
 
-    def __init__(self, meta: Mapping):
+    def __init__(self, meta: ModelMeta):
         self.meta = meta
-        self.entries = {kind: list(meta.get(kind, [])) for kind in KINDS}
-        self.base_pose = {b: (np.array(v["R"]).reshape(3, 3), np.array(v["p"]))
-                          for b, v in meta.get("base_pose", {}).items()}
-        self._pennation = {m["name"]: m["pennation"] for m in meta["muscles"]}
-        self._lopt_only = [m["name"] for m in meta["muscles"] if m["property_rule"] == "lopt_only"]
+        self.entries = {"routing": list(meta.routing), "properties": list(meta.properties),
+                        "passive": list(meta.passive)}
+        self.base_pose = {b: (np.array(v.R).reshape(3, 3), np.array(v.p))
+                          for b, v in meta.base_pose.items()}
+        self._pennation = {m.name: m.pennation for m in meta.muscles}
+        self._lopt_only = [m.name for m in meta.muscles if m.property_rule == "lopt_only"]
 
     def names(self, kind: str) -> list[str]:
-        return [e["name"] for e in self.entries[kind]]
+        return [e.name for e in self.entries[kind]]
 
     def counts(self) -> dict[str, int]:
         return {kind: len(self.entries[kind]) for kind in KINDS}
@@ -66,16 +69,16 @@ class ModelVectors:
         out = []
         for e in self.entries[kind]:
             if kind == "routing":
-                t = e["targets"][0]
-                loc = _vec(points[(t["muscle"], t["point"])].find("location").text)
-                value = t["sign"] * loc["xyz".index(t["axis"])]
-                out.append((value - t["lo"]) / (t["hi"] - t["lo"]))
+                t = e.targets[0]
+                loc = _vec(points[(t.muscle, t.point)].find("location").text)
+                value = t.sign * loc["xyz".index(t.axis)]
+                out.append((value - t.lo) / (t.hi - t.lo))
             else:
-                el = (muscles if kind == "properties" else springs)[e["targets"][0]]
-                tag = e["kind"] if kind == "properties" else {"stiffness": "stiffness",
-                                                               "damping": "viscosity"}[e["kind"]]
+                el = (muscles if kind == "properties" else springs)[e.targets[0]]
+                tag = e.kind if kind == "properties" else {"stiffness": "stiffness",
+                                                           "damping": "viscosity"}[e.kind]
                 value = float(el.find(tag).text)
-                out.append((value - e["lo"]) / (e["hi"] - e["lo"]))
+                out.append((value - e.lo) / (e.hi - e.lo))
         return np.array(out, dtype=float)
 
     def read_values(self, tree, kind: str) -> dict[str, float]:
@@ -92,24 +95,24 @@ class ModelVectors:
                 continue
             vec = self._as_dict(kind, values[kind])
             for e in self.entries[kind]:
-                if e["name"] not in vec:
+                if e.name not in vec:
                     continue
-                u = float(vec[e["name"]])
+                u = float(vec[e.name])
                 if not np.isfinite(u):
-                    raise ValueError(f"{kind}.{e['name']}: value is not finite")
+                    raise ValueError(f"{kind}.{e.name}: value is not finite")
                 if kind == "routing":
-                    for t in e["targets"]:
-                        el = points[(t["muscle"], t["point"])].find("location")
+                    for t in e.targets:
+                        el = points[(t.muscle, t.point)].find("location")
                         loc = _vec(el.text)
-                        loc["xyz".index(t["axis"])] = t["sign"] * (t["lo"] + u * (t["hi"] - t["lo"]))
+                        loc["xyz".index(t.axis)] = t.sign * (t.lo + u * (t.hi - t.lo))
                         el.text = fmt(loc)
                 else:
-                    value = e["lo"] + u * (e["hi"] - e["lo"])
-                    for target in e["targets"]:
+                    value = e.lo + u * (e.hi - e.lo)
+                    for target in e.targets:
                         if kind == "properties":
-                            muscles[target].find(e["kind"]).text = fmt(value)
+                            muscles[target].find(e.kind).text = fmt(value)
                         else:
-                            tag = "stiffness" if e["kind"] == "stiffness" else "viscosity"
+                            tag = "stiffness" if e.kind == "stiffness" else "viscosity"
                             springs[target].find(tag).text = fmt(value)
         self.derive_tendon_slack(tree)
 
@@ -139,41 +142,39 @@ class ModelVectors:
             lopt = float(m.find("optimal_fiber_length").text)
             m.find("tendon_slack_length").text = fmt(length - lopt * np.cos(self._pennation[name]))
 
-    def updated_meta(self, tree) -> dict:
-        """A copy of the metadata describing the model in ``tree``: attachment locations and
-        muscle properties as written (the controller's moment arms and F_max, and the effort
-        model's muscle masses, must follow the candidate, not the template)."""
-        import copy
-        meta = copy.deepcopy(dict(self.meta))
+    def updated_meta(self, tree) -> ModelMeta:
+        """The metadata describing the model in ``tree``: attachment locations and muscle
+        properties as written (the controller's moment arms and F_max, and the effort model's
+        muscle masses, must follow the candidate, not the template)."""
         muscles, points, _ = self._index(tree)
-        for m in meta["muscles"]:
-            el = muscles[m["name"]]
-            for key in ("max_isometric_force", "optimal_fiber_length", "tendon_slack_length"):
-                m[key] = float(el.find(key).text)
-            for p in m["points"]:
-                p["location"] = _vec(points[(m["name"], p["name"])].find("location").text)
-        return meta
+
+        def updated(m):
+            el = muscles[m.name]
+            return replace(
+                m, max_isometric_force=float(el.find("max_isometric_force").text),
+                optimal_fiber_length=float(el.find("optimal_fiber_length").text),
+                tendon_slack_length=float(el.find("tendon_slack_length").text),
+                points=tuple(replace(p, location=tuple(_vec(
+                    points[(m.name, p.name)].find("location").text))) for p in m.points))
+        return replace(self.meta, muscles=tuple(updated(m) for m in self.meta.muscles))
 
     def defaults(self, kind: str) -> np.ndarray:
         """Normalized values of the template's initial model."""
         if kind == "routing":
             out = []
             for e in self.entries[kind]:
-                t = e["targets"][0]
-                m = next(m for m in self.meta["muscles"] if m["name"] == t["muscle"])
-                p = next(p for p in m["points"] if p["name"] == t["point"])
-                out.append((t["sign"] * p["location"]["xyz".index(t["axis"])] - t["lo"])
-                           / (t["hi"] - t["lo"]))
+                t = e.targets[0]
+                p = next(p for p in self.meta.muscle(t.muscle).points if p.name == t.point)
+                out.append((t.sign * p.location["xyz".index(t.axis)] - t.lo) / (t.hi - t.lo))
             return np.array(out)
-        return np.array([(e["initial"] - e["lo"]) / (e["hi"] - e["lo"])
-                         for e in self.entries[kind]])
+        return np.array([(e.initial - e.lo) / (e.hi - e.lo) for e in self.entries[kind]])
 
 
 def _vec(text: str) -> list[float]:
     return [float(v) for v in text.split()]
 
 
-def write_model_with(osim_in, meta: Mapping, values, osim_out) -> None:
+def write_model_with(osim_in, meta: ModelMeta, values, osim_out) -> None:
     """Copy a model with new routing/property/passive values (atomic write)."""
     tree = parse_osim(osim_in)
     ModelVectors(meta).write(tree, values)

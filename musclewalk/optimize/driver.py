@@ -281,7 +281,7 @@ def scaled_passive_model(model: Path, out: Path, factors: Mapping[str, float]) -
         return model        # the optimizer refuses to overwrite the run; leave it untouched
     try:
         meta = load_meta(model)
-        if meta.get("passive_scale") == dict(factors) \
+        if meta.passive_scale == dict(factors) \
                 and model.parent.resolve() == (out / MODEL_DIR).resolve():
             return model    # scaled by an earlier start of this run that stopped before generation 1
         scaled = scale_passive_bounds(meta, dict(factors))
@@ -396,7 +396,7 @@ class Optimization:
         model = self.settings.model
         try:
             check_model(model, self.meta)      # the one model-vs-metadata check
-            evaluator = Evaluator(model)
+            evaluator = Evaluator(model, self.meta)
             _, model_values = ParameterSpace.split(self.space.values(np.zeros(len(self.space))))
             path, meta = evaluator.candidate_model(model_values)
             Simulator(path, meta=meta)
@@ -414,9 +414,9 @@ class Optimization:
         except ParameterError as exc:
             raise OptimizationError(str(exc).replace("parameter file not found",
                                                      "--init file not found")) from None
-        if creature and creature != self.meta["creature"] and not s.init_other_creature:
+        if creature and creature != self.meta.creature and not s.init_other_creature:
             raise OptimizationError(f"{path}: creature: parameters of '{creature}' cannot start "
-                                    f"an optimization of '{self.meta['creature']}' (use "
+                                    f"an optimization of '{self.meta.creature}' (use "
                                     "--init-from-other-creature to carry over the parameters "
                                     "both share)")
         flat = self.space.flatten(params)
@@ -598,7 +598,7 @@ class Optimization:
         values = self.space.values(st.best_x)
         structured = self.space.structured(values)
         best = {
-            "creature": self.meta["creature"], "model": s.model, "speed": s.speed,
+            "creature": self.meta.creature, "model": s.model, "speed": s.speed,
             "duration": s.duration, "seed": s.seed, "generation": st.best_generation,
             "evaluations": st.evaluations, "wall_time": st.wall_time,
             "objective": st.best_score, "terms": st.best_result["terms"],
@@ -612,8 +612,7 @@ class Optimization:
         tree = parse_osim(s.model)
         vectors = ModelVectors(self.meta)
         vectors.write(tree, structured["model"])
-        meta = vectors.updated_meta(tree)
-        meta["optimized_from"] = str(s.model)
+        meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(s.model))
         osim = self.out / "optimized.osim"
         write_files_together({
             self.out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
@@ -626,7 +625,7 @@ class Optimization:
         s, st = self.settings, self.state
         lines = [
             f"command: {s.command}",
-            f"model: {s.model} (creature {self.meta['creature']})",
+            f"model: {s.model} (creature {self.meta.creature})",
             f"speed: {s.speed} m/s, duration (t_max): {s.duration} s",
             f"objective: {s.objective} " + json.dumps(self.objective.as_dict()["terms"]),
             f"seed: {s.seed}, population: {s.popsize}, sigma0: {s.sigma}, "

@@ -22,6 +22,7 @@ from typing import Mapping
 from ..constants import CONTROL_INTERVAL
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder
 from ..model.meta import load_meta
+from ..model.metadata import ModelMeta
 from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.runner import Simulator
@@ -97,14 +98,14 @@ class Evaluator:
     """Per worker process: parses the base model once; each evaluation writes the candidate
     model to a private temporary file and loads it."""
 
-    def __init__(self, model: str):
+    def __init__(self, model: str, meta: ModelMeta | None = None):
         self.model = str(model)
-        self.meta = load_meta(model)
+        self.meta = load_meta(model) if meta is None else meta     # a caller's, loaded once
         self.vectors = ModelVectors(self.meta)
         self.base_tree = parse_osim(model)
         self.tmpdir = new_scratch_folder()    # also removes those of killed processes
 
-    def candidate_model(self, model_values: Mapping) -> tuple[Path, dict]:
+    def candidate_model(self, model_values: Mapping) -> tuple[Path, ModelMeta]:
         """The candidate's .osim (private file) and its metadata."""
         tree = copy.deepcopy(self.base_tree)
         self.vectors.write(tree, model_values)

@@ -46,7 +46,7 @@ def report_line(line: str) -> None:
 def creature_name(creature: str) -> str:
     """The creature of a preset name, a creature YAML or a built .osim (from its metadata)."""
     if Path(creature).suffix == ".osim":
-        return load_meta(Path(creature))["creature"]
+        return load_meta(Path(creature)).creature
     from ..model.template import load_creature
     return load_creature(creature).name
 
@@ -110,8 +110,8 @@ def resume_run(creature: str, out: Path, *, generations: int | None = None,
         opt = Optimization(Settings(model="", speed=1.0, generations=generations or 0), out,
                            resume=True, progress=progress, requested=requested)
         wanted = creature_name(creature)
-        if wanted != opt.meta["creature"]:
-            raise OptimizationError(f"{out}: the run optimizes '{opt.meta['creature']}', "
+        if wanted != opt.meta.creature:
+            raise OptimizationError(f"{out}: the run optimizes '{opt.meta.creature}', "
                                     f"not '{wanted}'")
     except BaseException:
         release_run_lock(out)
@@ -121,7 +121,7 @@ def resume_run(creature: str, out: Path, *, generations: int | None = None,
 
 def complete_run(opt: Optimization, report: Report = report_line) -> State:
     """Run ``opt`` to its end: its search space reported first, its best result last."""
-    report(f"{opt.meta['creature']}: {len(opt.space)} parameters "
+    report(f"{opt.meta.creature}: {len(opt.space)} parameters "
            + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items()))
     state = opt.run()
     r = state.best_result or {}

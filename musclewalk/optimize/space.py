@@ -14,6 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from ..control.params import ParamSpec, controller_parameter_specs
+from ..model.metadata import ModelMeta
 from ..model.vectors import KINDS, ModelVectors
 from ..sim.scenario import INITIAL_STATE_SPECS
 
@@ -30,7 +31,7 @@ def model_parameter_spec(kind: str, name: str, default: float = 0.5) -> ParamSpe
 
 
 class ParameterSpace:
-    def __init__(self, meta: Mapping, control_model):
+    def __init__(self, meta: ModelMeta, control_model):
         entries = controller_parameter_specs(control_model) + list(INITIAL_STATE_SPECS)
         vectors = ModelVectors(meta)
         for kind in KINDS:

@@ -2,51 +2,50 @@
 reads to the controller's sensor snapshot (all numpy)."""
 from __future__ import annotations
 
-from typing import Mapping
-
 import numpy as np
 
 from ..control.jacobian import cross3, moment_arm_vectors
 from ..control.model import ControlModel
 from ..control.sensors import Sensors
 from ..control.targets import base_pose_features
+from ..model.metadata import ModelMeta
 
 # joint kinds of the model templates -> the controller's joint kinds
 CONTROL_JOINT_KIND = {"hip": "hip", "knee": "knee", "ankle": "ankle", "toe": "toe",
                       "spine": "head_chain", "neck": "head_chain", "head_chain": "head_chain"}
 
 
-def control_model_from_meta(meta: Mapping, dt: float) -> ControlModel:
-    bodies = [b["name"] for b in meta["bodies"]]
-    feats = meta["features"]
-    legs = feats["legs"]
-    joints = [{"name": j["name"], "kind": CONTROL_JOINT_KIND.get(j["kind"], "other"),
-               "side": j["side"] if CONTROL_JOINT_KIND.get(j["kind"]) in ("hip", "knee", "ankle", "toe")
-               else None} for j in meta["joints"]]
-    pairs = [(m["name"], s["joint"]) for m in meta["muscles"] for s in m["spans"]]
-    head = feats.get("head")
-    trunk = feats.get("trunk", meta["root"])
-    pose = meta["base_pose"]
-    pos = np.array([pose[b]["p"] for b in bodies])
-    rot = np.array([np.reshape(pose[b]["R"], (3, 3)) for b in bodies])
+def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
+    bodies = [b.name for b in meta.bodies]
+    feats = meta.features
+    legs = feats.legs
+    joints = [{"name": j.name, "kind": CONTROL_JOINT_KIND.get(j.kind, "other"),
+               "side": j.side if CONTROL_JOINT_KIND.get(j.kind) in ("hip", "knee", "ankle", "toe")
+               else None} for j in meta.joints]
+    pairs = [(m.name, s.joint) for m in meta.muscles for s in m.spans]
+    head = feats.head
+    trunk = feats.trunk
+    pose = meta.base_pose
+    pos = np.array([pose[b].p for b in bodies])
+    rot = np.array([np.reshape(pose[b].R, (3, 3)) for b in bodies])
     index = {n: i for i, n in enumerate(bodies)}
     head_index = index[head] if head and head != trunk else None
     base = base_pose_features(pos, rot, index[trunk], head_index,
-                              [index[legs[s]["upper"]] for s in "rl"],
-                              [index[legs[s]["lower"]] for s in "rl"],
-                              [index[legs[s]["foot"]] for s in "rl"])
+                              [index[legs[s].upper] for s in "rl"],
+                              [index[legs[s].lower] for s in "rl"],
+                              [index[legs[s].foot] for s in "rl"])
     if head_index is None:
-        base["head_offset"] = list(feats.get("head_offset", [0.0, 0.0, 0.0]))
+        base["head_offset"] = list(feats.head_offset)
     data = {
-        "muscles": [{"name": m["name"], "side": m["side"], "fmax": m["max_isometric_force"],
-                     "delay": m["delay"], "unique": m["unique"], "roles": m["roles"]}
-                    for m in meta["muscles"]],
+        "muscles": [{"name": m.name, "side": m.side, "fmax": m.max_isometric_force,
+                     "delay": m.delay, "unique": m.unique, "roles": m.roles}
+                    for m in meta.muscles],
         "joints": joints, "pairs": pairs, "body_names": bodies,
         "bodies": {"trunk": trunk, "head": head if head_index is not None else None,
-                   "upper": [legs[s]["upper"] for s in "rl"],
-                   "lower": [legs[s]["lower"] for s in "rl"],
-                   "foot": [legs[s]["foot"] for s in "rl"]},
-        "total_mass": meta["total_mass"], "leg_length": meta["leg_length"], "dt": dt,
+                   "upper": [legs[s].upper for s in "rl"],
+                   "lower": [legs[s].lower for s in "rl"],
+                   "foot": [legs[s].foot for s in "rl"]},
+        "total_mass": meta.total_mass, "leg_length": meta.leg_length, "dt": dt,
         **base,
     }
     return ControlModel.from_dict(data)
@@ -55,22 +54,22 @@ def control_model_from_meta(meta: Mapping, dt: float) -> ControlModel:
 class SensorBridge:
     """Precomputed index arrays that turn RawSensors into the controller's Sensors."""
 
-    def __init__(self, meta: Mapping, engine):
+    def __init__(self, meta: ModelMeta, engine):
         self.engine = engine
         index = engine.body_index
         points_body, points_local, pair_points, pair_joint = [], [], [], []
-        joint_child = {j["name"]: index[j["child"]] for j in meta["joints"]}
-        joint_names = [j["name"] for j in meta["joints"]]
-        for m in meta["muscles"]:
+        joint_child = {j.name: index[j.child] for j in meta.joints}
+        joint_names = [j.name for j in meta.joints]
+        for m in meta.muscles:
             base = len(points_body)
-            for p in m["points"]:
-                points_body.append(index[p["body"]])
-                points_local.append(p["location"])
-            for s in m["spans"]:
-                child = s["child_point"]
-                parent = s["segment"] + 1 if child == s["segment"] else s["segment"]
+            for p in m.points:
+                points_body.append(index[p.body])
+                points_local.append(p.location)
+            for s in m.spans:
+                child = s.child_point
+                parent = s.segment + 1 if child == s.segment else s.segment
                 pair_points.append((base + child, base + parent))
-                pair_joint.append(joint_names.index(s["joint"]))
+                pair_joint.append(joint_names.index(s.joint))
         self.points_body = np.array(points_body, dtype=np.intp)
         self.points_local = np.array(points_local, float)
         self.pair_points = np.array(pair_points, dtype=np.intp)

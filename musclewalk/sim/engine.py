@@ -21,6 +21,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..model.metadata import ModelMeta
 from ..model.osim import (
     CONTACT,
     CONTROLLER_NAME,
@@ -37,6 +38,8 @@ INTEGRATORS = {
     "runge_kutta_merson": "IntegratorMethod_RungeKuttaMerson",
     "runge_kutta2": "IntegratorMethod_RungeKutta2",
     "runge_kutta3": "IntegratorMethod_RungeKutta3",
+    "explicit_euler": "IntegratorMethod_ExplicitEuler",
+    "verlet": "IntegratorMethod_Verlet",
 }
 PUSH_FORCE_NAME = "push"
 
@@ -93,22 +96,23 @@ def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
     return R
 
 
-def integrator_settings(meta: Mapping) -> tuple[str, float]:
+def integrator_settings(meta: ModelMeta) -> tuple[str, float]:
     """(method, accuracy) the model was built for (models/physics.yaml); models built before
     the physics settings existed ran SemiExplicitEuler2 at 1e-3."""
-    integrator = meta.get("physics", {}).get("integrator", {})
-    return (integrator.get("method", "semi_explicit_euler2"),
-            float(integrator.get("accuracy", 1e-3)))
+    if meta.physics is None:
+        return "semi_explicit_euler2", 1e-3
+    integrator = meta.physics.integrator
+    return integrator.method, float(integrator.accuracy)
 
 
 class OpenSimEngine:
-    def __init__(self, osim_path, meta: Mapping, integrator: str | None = None,
+    def __init__(self, osim_path, meta: ModelMeta, integrator: str | None = None,
                  accuracy: float | None = None, min_step: float = MIN_STEP,
                  push_body: str | None = None, terrain=None):
         self.osim = import_opensim()
         self.meta, self.path, self.terrain = meta, Path(osim_path), terrain
         self.model = self._load_model()
-        self.push_body = push_body or meta["features"].get("trunk", meta["root"])
+        self.push_body = push_body or meta.features.trunk
         self._add_push_force()
         if terrain is not None:
             self._add_terrain(self.model, meta, terrain)
@@ -140,8 +144,7 @@ class OpenSimEngine:
             model = self.osim.Model(str(path))
         except Exception as exc:
             raise EngineError(f"{path}: OpenSim cannot read the model: {exc}") from None
-        missing = [b["name"] for b in self.meta["bodies"]
-                   if not model.getBodySet().contains(b["name"])]
+        missing = [b.name for b in self.meta.bodies if not model.getBodySet().contains(b.name)]
         if missing:
             raise EngineError(f"{path}: bodies {missing} of the metadata are not in the model")
         try:
@@ -163,10 +166,10 @@ class OpenSimEngine:
 
     def _find_bodies_and_muscles(self) -> None:
         body_set, muscle_set = self.model.getBodySet(), self.model.getMuscles()
-        names = [b["name"] for b in self.meta["bodies"]]
+        names = [b.name for b in self.meta.bodies]
         self.bodies = [body_set.get(n) for n in names]
         self.body_index = {n: i for i, n in enumerate(names)}
-        mnames = [m["name"] for m in self.meta["muscles"]]
+        mnames = [m.name for m in self.meta.muscles]
         missing = [n for n in mnames if not muscle_set.contains(n)]
         if missing:
             raise EngineError(f"{self.path}: muscles {missing} of the metadata are not in the "
@@ -207,24 +210,23 @@ class OpenSimEngine:
 
     def _find_contacts(self) -> None:
         osim, meta, forces = self.osim, self.meta, self.model.getForceSet()
-        contact = meta.get("physics", {}).get("contact", {})
-        self.exponential_contact = contact.get("model") == "exponential"
-        self.ground_clearance = float(contact.get("ground_clearance", 0.0))
+        contact = meta.physics.contact if meta.physics is not None else None
+        self.exponential_contact = contact is not None and contact.model == "exponential"
+        self.ground_clearance = float(contact.ground_clearance) if contact is not None else 0.0
         kind, prefix = ((osim.ExponentialContactForce, EXPONENTIAL_CONTACT_PREFIX)
                         if self.exponential_contact
                         else (osim.SmoothSphereHalfSpaceForce, SMOOTH_CONTACT_PREFIX))
         self.contacts = []
-        for c in meta["contacts"]:
-            name = f"{prefix}{c['name']}"
+        for c in meta.contacts:
+            name = f"{prefix}{c.name}"
             f = kind.safeDownCast(forces.get(name)) if forces.contains(name) else None
             if f is None:
                 raise EngineError(f"{self.path}: contact force '{name}' not found")
             self.contacts.append(f)
-        self.contact_body = np.array([self.body_index[c["body"]] for c in meta["contacts"]])
-        self.contact_local = np.array([c["location"] for c in meta["contacts"]], float)
-        self.contact_radius = np.array([c["radius"] for c in meta["contacts"]], float)
-        self.contact_foot = np.array([{"r": 0, "l": 1}.get(c["foot"], -1)
-                                      for c in meta["contacts"]])
+        self.contact_body = np.array([self.body_index[c.body] for c in meta.contacts])
+        self.contact_local = np.array([c.location for c in meta.contacts], float)
+        self.contact_radius = np.array([c.radius for c in meta.contacts], float)
+        self.contact_foot = np.array([{"r": 0, "l": 1}.get(c.foot, -1) for c in meta.contacts])
 
     def _make_manager(self, integrator: str, accuracy: float, min_step: float):
         if integrator not in INTEGRATORS:
@@ -250,15 +252,15 @@ class OpenSimEngine:
             plane = osim.ContactHalfSpace(osim.Vec3(*loc), osim.Vec3(*ori), ground, f"terrain_{i}")
             model.addContactGeometry(plane)
             planes.append(plane)
-        for c in meta["contacts"]:
+        for c in meta.contacts:
             # ramps use the spheres' smooth contact (with the model's own settings when it has
             # them); an exponential contact model's forces are switched off on ramps
-            name = f"{SMOOTH_CONTACT_PREFIX}{c['name']}"
+            name = f"{SMOOTH_CONTACT_PREFIX}{c.name}"
             flat = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(name)) \
                 if forces.contains(name) else None
-            sphere = osim.ContactSphere.safeDownCast(geoms.get(c["name"]))
+            sphere = osim.ContactSphere.safeDownCast(geoms.get(c.name))
             for i in range(terrain.n_segments):
-                f = osim.SmoothSphereHalfSpaceForce(f"terrain_{c['name']}_{i}", sphere, planes[i])
+                f = osim.SmoothSphereHalfSpaceForce(f"terrain_{c.name}_{i}", sphere, planes[i])
                 for prop in ("stiffness", "dissipation", "static_friction", "dynamic_friction",
                              "viscous_friction", "transition_velocity", "hertz_smoothing",
                              "hunt_crossley_smoothing"):
@@ -270,7 +272,7 @@ class OpenSimEngine:
         osim = self.osim
         n = self.terrain.n_segments
         self.terrain_forces = [[osim.SmoothSphereHalfSpaceForce.safeDownCast(
-            forces.get(f"terrain_{c['name']}_{i}")) for i in range(n)] for c in self.meta["contacts"]]
+            forces.get(f"terrain_{c.name}_{i}")) for i in range(n)] for c in self.meta.contacts]
         for f in self.contacts:
             f.setAppliesForce(self.state0, False)
         for row in self.terrain_forces:

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 from lxml import etree
 
+from ..model.metadata import ModelMeta
+
 FILES = ("states.sto", "kinematics.mot", "grf.mot", "grf_loads.xml", "muscles.csv",
          "controller.csv", "summary.json")
 
@@ -89,7 +91,7 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
     write_storage(folder / "grf.mot", "grf", labels, time, np.column_stack(blocks), False)
     _external_loads(folder / "grf_loads.xml", meta)
 
-    names = [m["name"] for m in meta["muscles"]]
+    names = [m.name for m in meta.muscles]
     muscles = {"time": time}
     exc, force = np.array(rec.excitation), np.array(rec.muscle_force)
     mstate = np.array(rec.muscle_state)          # (steps, 5, nm)
@@ -104,19 +106,19 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
     pd.DataFrame(muscles).to_csv(folder / "muscles.csv", index=False, float_format="%.6g")
     pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False,
                                         float_format="%.6g")
-    summary = {"model": str(sim.engine.path), "creature": meta["creature"],
+    summary = {"model": str(sim.engine.path), "creature": meta.creature,
                **result.summary(scenario), **extra_summary}
     (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
 
 
-def _external_loads(path: Path, meta) -> None:
-    feet = meta["features"]["legs"]
+def _external_loads(path: Path, meta: ModelMeta) -> None:
+    legs = meta.features.legs
     doc = etree.Element("OpenSimDocument", Version="40600")
     loads = etree.SubElement(doc, "ExternalLoads", name="grf")
     objects = etree.SubElement(loads, "objects")
     for side in "rl":
         ef = etree.SubElement(objects, "ExternalForce", name=f"ground_reaction_{side}")
-        for tag, text in (("applied_to_body", feet[side]["foot"]),
+        for tag, text in (("applied_to_body", legs[side].foot),
                           ("force_expressed_in_body", "ground"),
                           ("point_expressed_in_body", "ground"),
                           ("force_identifier", f"ground_force_{side}_v"),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..control.params import ParameterError, controller_parameter_specs
+from ..model.metadata import ModelMeta
 from .scenario import INITIAL_STATE_SPECS
 
 
@@ -66,7 +67,7 @@ def load_parameter_file(path) -> dict[str, float]:
     return {**sections["controller"], **sections["initial_state"]}
 
 
-def check_parameter_file(path, meta: Mapping, model_tree, control_model,
+def check_parameter_file(path, meta: ModelMeta, model_tree, control_model,
                          fill_defaults: bool = False, model_source: str = "the model") -> dict:
     """The controller and initial-state values of a parameter file, checked against the model it
     is to drive: the file's creature must be the model's; a file with a model section (an
@@ -76,9 +77,9 @@ def check_parameter_file(path, meta: Mapping, model_tree, control_model,
     ``fill_defaults``. ParameterError names the file and key."""
     from ..model.vectors import KINDS, ModelVectors
     creature, sections = read_parameter_sections(path)
-    if creature is not None and creature != meta["creature"]:
+    if creature is not None and creature != meta.creature:
         raise ParameterError(f"{path}: creature: the parameters are of '{creature}', the model "
-                             f"is '{meta['creature']}'")
+                             f"is '{meta.creature}'")
     values = {**sections["controller"], **sections["initial_state"]}
     split_parameters(values, control_model, str(path))
     if sections["model"]:

@@ -11,6 +11,7 @@ import numpy as np
 from ..constants import CONTROL_INTERVAL
 from ..control.controller import Controller
 from ..model.meta import load_meta
+from ..model.metadata import ModelMeta
 from .bridge import SensorBridge, control_model_from_meta
 from .engine import OpenSimEngine
 from .parameters import split_parameters
@@ -96,7 +97,7 @@ class Simulator:
     """One creature in one process: model, Manager, controller description and sensor bridge
     are built once and reused for every run."""
 
-    def __init__(self, osim_path, meta: Mapping | None = None, control_interval: float = CONTROL_INTERVAL,
+    def __init__(self, osim_path, meta: ModelMeta | None = None, control_interval: float = CONTROL_INTERVAL,
                  integrator: str | None = None, accuracy: float | None = None,
                  terrain=None):
         self.meta = meta if meta is not None else load_meta(osim_path)
@@ -104,7 +105,7 @@ class Simulator:
         self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy, terrain=terrain)
         self.control_model = control_model_from_meta(self.meta, control_interval)
         self.bridge = SensorBridge(self.meta, self.engine)
-        trunk = self.meta["features"].get("trunk", self.meta["root"])
+        trunk = self.meta.features.trunk
         self.rules = TerminationRules(self.meta, self.engine.body_index, trunk, terrain)
         self.control_interval = control_interval
 
@@ -122,7 +123,7 @@ class Simulator:
         controller_params, init_params = self.split(params)
         controller = Controller(self.control_model, controller_params, speed=scenario.speed,
                                 heading=scenario.heading)
-        coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta["leg_length"])
+        coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta.leg_length)
         state = self.engine.initial_state(coords, speeds)
         wall0 = time.perf_counter()
         self.engine.start(state)

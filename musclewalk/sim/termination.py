@@ -9,6 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from ..control.rotations import heading_of
+from ..model.metadata import ModelMeta
 
 COM_HEIGHT_FACTOR = 0.9
 MAX_HEADING_ERROR = math.radians(45.0)
@@ -33,13 +34,13 @@ def segment_distance(p0, p1, q0, q1) -> float:
 
 
 class TerminationRules:
-    def __init__(self, meta: Mapping, body_index: Mapping[str, int], trunk: str, terrain=None):
+    def __init__(self, meta: ModelMeta, body_index: Mapping[str, int], trunk: str, terrain=None):
         self.terrain = terrain
-        legs = meta["features"]["legs"]
+        legs = meta.features.legs
         # leg segments as (start body, end body): lower leg knee->ankle, foot ankle->toe joint
         self.segments = {}
         for side in "rl":
-            lower, foot, toe = (legs[side][k] for k in ("lower", "foot", "toe"))
+            lower, foot, toe = legs[side].lower, legs[side].foot, legs[side].toe
             self.segments[side] = [(body_index[lower], body_index[foot]),
                                    (body_index[foot], body_index[toe])]
         self.trunk = body_index[trunk]

@@ -45,17 +45,17 @@ def test_render_generated_model(human_legs, tmp_path, monkeypatch):
 
 
 def test_scene_uses_metadata(human_legs):
-    import json
-    meta = json.loads(human_legs.with_name("HumanLegs.meta.json").read_text())
+    from musclewalk.model.meta import load_meta
+    meta = load_meta(human_legs)
     scene = _extract(human_legs, meta)
     assert scene.name == "HumanLegs"
-    assert scene.n_muscles == len(meta["muscles"]) and len(scene.muscles) == scene.n_muscles
+    assert scene.n_muscles == len(meta.muscles) and len(scene.muscles) == scene.n_muscles
     assert {m[1] for m in scene.muscles} == {"r", "l"}
     assert scene.regions and scene.contacts and scene.segments and scene.joints
     # every region is anchored near its muscle's path (same body, default pose)
     assert all(np.isfinite(r[0]).all() for r in scene.regions)
     # without metadata: no regions, sides guessed from names
-    bare = _extract(human_legs, {})
+    bare = _extract(human_legs, None)
     assert bare.regions == [] and {m[1] for m in bare.muscles} == {"r", "l"}
 
 

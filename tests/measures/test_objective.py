@@ -10,6 +10,7 @@ import pytest
 from musclewalk.control.sensors import Sensors
 from musclewalk.measures.metabolics import metabolic_rate, muscle_masses
 from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.model.metadata import BodyPose
 from musclewalk.sim.engine import MuscleState
 from musclewalk.sim.scenario import Scenario
 
@@ -63,14 +64,13 @@ EFFORT = RATE / BODY_MASS                                  # W/kg, about 4.924
 
 
 def fake_sim():
-    meta = {
-        "total_mass": BODY_MASS,
-        "base_pose": {"trunk": {"R": BASE_R.ravel().tolist(), "p": [0.0, 1.0, 0.0]},
-                      "pelvis": {"R": np.eye(3).ravel().tolist(), "p": [0.0, 0.9, 0.0]}},
-        "bodies": [{"name": "trunk"}, {"name": "pelvis"}],
-        "muscles": [{"max_isometric_force": 1000.0, "optimal_fiber_length": 0.10},
-                    {"max_isometric_force": 2500.0, "optimal_fiber_length": 0.05}],
-    }
+    meta = SimpleNamespace(       # the fields of a ModelMeta that the measures read
+        total_mass=BODY_MASS, leg_length=1.0,
+        base_pose={"trunk": BodyPose(R=tuple(BASE_R.ravel().tolist()), p=(0.0, 1.0, 0.0)),
+                   "pelvis": BodyPose(R=tuple(np.eye(3).ravel().tolist()), p=(0.0, 0.9, 0.0))},
+        bodies=[SimpleNamespace(name="trunk"), SimpleNamespace(name="pelvis")],
+        muscles=[SimpleNamespace(max_isometric_force=1000.0, optimal_fiber_length=0.10),
+                 SimpleNamespace(max_isometric_force=2500.0, optimal_fiber_length=0.05)])
     cm = SimpleNamespace(trunk_body=0, head_body=None, head_offset=tuple(HEAD_OFFSET))
     return SimpleNamespace(meta=meta, control_model=cm, bridge=FakeBridge())
 
@@ -269,7 +269,7 @@ def test_recorder_on_a_real_simulation(humanlegs_osim):
     lopt = [m.getOptimalFiberLength() for m in sim.engine.muscles]
     mass = 1059.7 * np.array(fmax) * np.array(lopt) / 0.25e6
     assert rec.context.muscle_mass == pytest.approx(mass, rel=1e-9)
-    M = sim.meta["total_mass"]
+    M = sim.meta.total_mass
     counted = rows[:-1]                        # the sample at t_max lies outside [0, t_max)
     effort = sum(metabolic_rate(M, mass, r["u"], *r["states"].as_array()) for r in counted) / M * 0.005
     assert avg["effort"] == pytest.approx(effort / 0.1, rel=1e-9)
@@ -346,7 +346,7 @@ def test_joint_limit_torque_on_a_real_simulation(humanlegs_osim):
     result = sim.run(scenario, {}, observers=[rec, lambda s, u, engine, raw:
                                               torques.append(engine.limit_torques())])
     avg = rec.finish(result.simulated_time, result.terminated)
-    scale = sim.meta["total_mass"] * 9.80665 * sim.meta["leg_length"]
+    scale = sim.meta.total_mass * 9.80665 * sim.meta.leg_length
     counted = torques[:-1]
     expected = sum(np.abs(t).sum() for t in counted) * 0.005 / scale / 0.2
     assert expected > 0                   # the straight knees start at their limit

@@ -1,6 +1,5 @@
 """models/physics.yaml: contact model, rigid-tendon rule and integrator are data, checked on
 every build; models built before they existed keep their own (smooth spheres, 1e-3)."""
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +9,8 @@ from lxml import etree
 
 from musclewalk.cli import main
 from musclewalk.model.build import build_creature
+from musclewalk.model.meta import load_meta
+from musclewalk.model.metadata import IntegratorPhysics
 from musclewalk.model.template import CreatureError, load_creature
 from musclewalk.sim.engine import integrator_settings
 
@@ -18,28 +19,27 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models):
     tree = etree.parse(str(built_models["Human"]))
-    meta = json.loads(built_models["Human"].with_suffix(".meta.json").read_text())
-    assert len(tree.xpath("//ExponentialContactForce")) == len(meta["contacts"]) == 8
+    meta = load_meta(built_models["Human"])
+    assert len(tree.xpath("//ExponentialContactForce")) == len(meta.contacts) == 8
     assert not tree.xpath("//SmoothSphereHalfSpaceForce")
     rigid = sorted(m.getparent().get("name") for m in tree.xpath("//ignore_tendon_compliance")
                    if m.text == "true")
-    ratio = meta["physics"]["rigid_tendon_below_slack_ratio"]
-    expected = sorted(m["name"] for m in meta["muscles"]
-                      if m["tendon_slack_length"] < ratio * m["optimal_fiber_length"])
+    ratio = meta.physics.rigid_tendon_below_slack_ratio
+    expected = sorted(m.name for m in meta.muscles
+                      if m.tendon_slack_length < ratio * m.optimal_fiber_length)
     assert rigid == expected and "shoulder_extensor_r" in rigid
     # the contact point of each force is the lowest point of its sphere
-    for c in meta["contacts"]:
-        loc = tree.xpath(f"//ExponentialContactForce[@name='ecf_{c['name']}']//location")[0]
+    for c in meta.contacts:
+        loc = tree.xpath(f"//ExponentialContactForce[@name='ecf_{c.name}']//location")[0]
         np.testing.assert_allclose([float(v) for v in loc.text.split()],
-                                   np.array(c["location"]) - [0, c["radius"], 0])
+                                   np.array(c.location) - [0, c.radius, 0])
     assert integrator_settings(meta) == ("semi_explicit_euler2", 0.01)
 
 
 def test_models_without_physics_keep_their_settings():
-    meta = json.loads((REPO / "models/optimized/HumanLegs-walk-1.3/earlier/"
-                              "smooth-contact/optimized.meta.json")
-                      .read_text())
-    assert "physics" not in meta
+    path = REPO / "models/optimized/HumanLegs-walk-1.3/earlier/smooth-contact/optimized.meta.json"
+    meta = load_meta(path)
+    assert meta.physics is None and "physics" not in meta.to_dict()
     assert integrator_settings(meta) == ("semi_explicit_euler2", 1e-3)
 
 
@@ -53,9 +53,9 @@ def test_a_creature_overrides_physics(models_copy, tmp_path):
     tree = etree.parse(str(out))
     assert len(tree.xpath("//SmoothSphereHalfSpaceForce")) == 8
     assert not tree.xpath("//ExponentialContactForce")
-    meta = json.loads(out.with_suffix(".meta.json").read_text())
-    assert meta["physics"]["integrator"] == {"method": "semi_explicit_euler2", "accuracy": 0.001}
-    assert meta["physics"]["contact"]["friction_elasticity"] == 100000   # the rest: defaults
+    meta = load_meta(out)
+    assert meta.physics.integrator == IntegratorPhysics(method="semi_explicit_euler2", accuracy=0.001)
+    assert meta.physics.contact.friction_elasticity == 100000   # the rest: defaults
 
 
 @pytest.mark.parametrize("physics, key, message", [
@@ -90,7 +90,7 @@ def test_a_creature_stands_on_the_exponential_contact(built_models):
     eng = sim.engine
     state = eng.initial_state({}, {})
     eng.start(state)
-    weight = sim.meta["total_mass"] * 9.80665
+    weight = sim.meta.total_mass * 9.80665
     first = eng.read().contact_force[:, 1].sum()
     assert 0.2 * weight < first < 3.0 * weight
     for k in range(1, 41):

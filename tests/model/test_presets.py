@@ -99,19 +99,19 @@ def test_moment_arm_signs_match_function(built_models):
 
 def test_meta_roles_and_delays(built_models):
     meta = load_meta(built_models["Human"])
-    by_name = {m["name"]: m for m in meta["muscles"]}
-    assert set(by_name["vasti_r"]["roles"]) == {"knee", "knee_extensor"}
-    assert {"hip", "hip_extensor", "knee"} <= set(by_name["hamstrings_l"]["roles"])
-    assert {"ankle", "ankle_extensor", "knee"} <= set(by_name["gastrocnemius_r"]["roles"])
-    assert "head_chain" in by_name["spine_posterior_neck_r"]["roles"]
-    assert "arm" in by_name["elbow_flexor_l"]["roles"]
+    by_name = {m.name: m for m in meta.muscles}
+    assert set(by_name["vasti_r"].roles) == {"knee", "knee_extensor"}
+    assert {"hip", "hip_extensor", "knee"} <= set(by_name["hamstrings_l"].roles)
+    assert {"ankle", "ankle_extensor", "knee"} <= set(by_name["gastrocnemius_r"].roles)
+    assert "head_chain" in by_name["spine_posterior_neck_r"].roles
+    assert "arm" in by_name["elbow_flexor_l"].roles
     # paper §4.4 delays: foot 20 ms, lower leg 10 ms, others 5 ms
-    assert by_name["soleus_r"]["delay"] == 0.020
-    assert by_name["vasti_r"]["delay"] == 0.010
-    assert by_name["hip_flexor_medial_r"]["delay"] == 0.005
-    assert by_name["spine_anterior_neck_r"]["delay"] == 0.005
+    assert by_name["soleus_r"].delay == 0.020
+    assert by_name["vasti_r"].delay == 0.010
+    assert by_name["hip_flexor_medial_r"].delay == 0.005
+    assert by_name["spine_anterior_neck_r"].delay == 0.005
     # the hamstrings span the hip (root -> upper leg) and the knee on one path segment
-    assert [s["joint"] for s in by_name["hamstrings_r"]["spans"]] == ["hip_r", "knee_r"]
+    assert [s.joint for s in by_name["hamstrings_r"].spans] == ["hip_r", "knee_r"]
 
 
 def test_ostrich_chain_muscles_share_a_type():

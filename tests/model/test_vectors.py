@@ -43,16 +43,16 @@ def test_round_trip_exact_and_nothing_else_changes(built_models, name, tmp_path)
                             "tendon_slack_length", "stiffness", "viscosity"})
     assert before == after
     # only components that are free moved: fixed components of every point are untouched
-    for m in meta["muscles"]:
-        for p in m["points"]:
+    for m in meta.muscles:
+        for p in m.points:
             loc = [float(v) for v in reread.xpath(
-                f"//Millard2012EquilibriumMuscle[@name='{m['name']}']//PathPoint"
-                f"[@name='{p['name']}']/location")[0].text.split()]
+                f"//Millard2012EquilibriumMuscle[@name='{m.name}']//PathPoint"
+                f"[@name='{p.name}']/location")[0].text.split()]
             for i, axis in enumerate("xyz"):
-                if axis not in p["ranges"]:
-                    assert loc[i] == p["location"][i]
+                if axis not in p.ranges:
+                    assert loc[i] == p.location[i]
                 else:
-                    lo, hi = p["ranges"][axis]
+                    lo, hi = p.ranges[axis]
                     assert lo - 1e-12 <= loc[i] <= hi + 1e-12
 
 
@@ -61,13 +61,13 @@ def test_mirrored_points_stay_mirrored(built_models):
     vectors = ModelVectors(meta)
     tree = parse_osim(built_models["Human"])
     vectors.write(tree, {"routing": np.full(len(vectors.names("routing")), 0.9)})
-    for m in meta["muscles"]:
-        if m["side"] != "r" or not m["name"].endswith("_r"):
+    for m in meta.muscles:
+        if m.side != "r" or not m.name.endswith("_r"):
             continue
-        left = m["name"][:-2] + "_l"
-        for _k, p in enumerate(m["points"]):
-            r = tree.xpath(f"//*[@name='{m['name']}']//PathPoint[@name='{p['name']}']/location")[0]
-            l_name = p["name"].replace(m["name"], left)
+        left = m.name[:-2] + "_l"
+        for _k, p in enumerate(m.points):
+            r = tree.xpath(f"//*[@name='{m.name}']//PathPoint[@name='{p.name}']/location")[0]
+            l_name = p.name.replace(m.name, left)
             l_el = tree.xpath(f"//*[@name='{left}']//PathPoint[@name='{l_name}']/location")[0]
             rx, ry, rz = map(float, r.text.split())
             lx, ly, lz = map(float, l_el.text.split())

@@ -7,6 +7,7 @@ import sys
 import pytest
 import yaml
 
+from musclewalk.model.meta import load_meta
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 
 REPO_EXPERIMENTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "config" / "experiments"
@@ -38,8 +39,7 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
     first = out / "stages" / "soft_hips"
     assert (first / "best.json").is_file() and (out / "best.json").is_file()
     # the stage's model has the passive bounds scaled; the final stage is the plain preset
-    assert json.loads((first / "model" / "HumanLegs.meta.json").read_text())["passive_scale"] \
-        == {"hip_axial": 1.5}
+    assert load_meta(first / "model" / "HumanLegs.meta.json").passive_scale == {"hip_axial": 1.5}
     log = (out / "log.txt").read_text()
     assert f"warm start: {first / 'best.json'}" in log
     assert "seed: 4, population: 4, sigma0: 0.2" in log
@@ -105,6 +105,6 @@ def test_the_human_chain_re_runs_from_its_experiment_file(tmp_path):
         folder = out if stage["name"] == "final" else out / "stages" / stage["name"]
         log = (folder / "log.txt").read_text()
         assert f"warm start: {previous}" in log and f"seed: {stage['seed']}," in log
-        meta = json.loads((folder / "model" / "Human.meta.json").read_text())
-        assert meta.get("passive_scale") == stage.get("scale_passive")
+        meta = load_meta(folder / "model" / "Human.meta.json")
+        assert meta.passive_scale == stage.get("scale_passive")
         previous = folder / "best.json"

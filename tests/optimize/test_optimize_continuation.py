@@ -10,7 +10,7 @@ from musclewalk.optimize.evaluate import Evaluator
 
 
 def passive(meta, name):
-    return next(e for e in meta["passive"] if e["name"] == name)
+    return next(e for e in meta.passive if e.name == name)
 
 
 def test_scale_passive_bounds_scales_initial_and_bounds(humanlegs_osim):
@@ -21,9 +21,9 @@ def test_scale_passive_bounds_scales_initial_and_bounds(humanlegs_osim):
                          ("ankle_coronal.stiffness", 1.0)):
         before, after = passive(meta, name), passive(scaled, name)
         for key in ("initial", "lo", "hi"):
-            assert after[key] == pytest.approx(factor * before[key]), (name, key)
-    assert scaled["passive_scale"] == {"hip_axial": 2.0, "ankle_axial.stiffness": 0.5}
-    assert "passive_scale" not in meta                       # the input is not modified
+            assert getattr(after, key) == pytest.approx(factor * getattr(before, key)), (name, key)
+    assert scaled.passive_scale == {"hip_axial": 2.0, "ankle_axial.stiffness": 0.5}
+    assert meta.passive_scale is None                        # the input is not modified
     with pytest.raises(ValueError, match="already scaled"):
         scale_passive_bounds(scaled, {"hip_axial": 2.0})
     with pytest.raises(ValueError, match="spine_flexion: no such passive gain.*hip_axial"):
@@ -41,13 +41,13 @@ def test_scaled_model_is_the_runs_own_copy(humanlegs_osim, tmp_path):
     meta = load_meta(model)
     original = passive(load_meta(humanlegs_osim), "hip_axial.stiffness")
     # the candidate an evaluation builds: the upper end of the normalized range is 3 x the hi
-    spring = passive(meta, "hip_axial.stiffness")["targets"][0]
+    spring = passive(meta, "hip_axial.stiffness").targets[0]
     path, _ = Evaluator(str(model)).candidate_model({"passive": {"hip_axial.stiffness": 1.0}})
     stiffness = etree.parse(str(path)).find(f".//SpringGeneralizedForce[@name='{spring}']/stiffness")
-    assert float(stiffness.text) == pytest.approx(3 * original["hi"])
+    assert float(stiffness.text) == pytest.approx(3 * original.hi)
     # a second start of the same stage (no checkpoint yet) does not scale twice
     assert scaled_passive_model(model, out, {"hip_axial": 3.0}) == model
-    assert load_meta(model)["passive"] == meta["passive"]
+    assert load_meta(model).passive == meta.passive
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -81,11 +81,11 @@ def check_outputs(out, state, evaluator):
     assert best["objective"] < FAILURE_SCORE
 
     meta = load_meta(out / "optimized.osim")          # its metadata was written beside it
-    assert meta["creature"] == "HumanLegs" and meta["optimized_from"]
+    assert meta.creature == "HumanLegs" and meta.optimized_from
     osim = import_opensim()
     model = osim.Model(str(out / "optimized.osim"))
     model.initSystem()
-    assert model.getMuscles().getSize() == len(meta["muscles"])
+    assert model.getMuscles().getSize() == len(meta.muscles)
     mv = ModelVectors(meta)
     tree = parse_osim(out / "optimized.osim")
     for kind in KINDS:
@@ -260,13 +260,14 @@ def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim,
         assert "OpenSim cannot read the model" in result.error
 
     meta = load_meta(humanlegs_osim)
-    lopt = next(e["name"] for e in meta["properties"] if e["kind"] == "optimal_fiber_length")
+    lopt = next(e.name for e in meta.properties if e.kind == "optimal_fiber_length")
     # absurd model values (a negative optimal fibre length, NaN) are penalized before OpenSim
     # sees them (such a model used to crash the whole process)
     for absurd in (-50.0, 1.5, float("nan")):
         result = evaluator.evaluate(task, {f"properties.{lopt}": absurd})
-        assert_penalized(result, f"ValueError: properties.{lopt}: ")
-        assert "is outside the bounds [0, 1]" in result.error
+        assert_penalized(result, f"ParameterError: model: properties.{lopt}: ")
+        assert ("is outside the bounds [0, 1]" if absurd == absurd else "is not finite") \
+            in result.error
     # a controller parameter outside its bounds
     result = evaluator.evaluate(task, {"fsm.d_lift": 99.0})
     assert_penalized(result, "ParameterError")
@@ -320,8 +321,7 @@ def test_concurrent_evaluations_in_one_process(evaluator, humanlegs_osim):
     candidate model must be its own file, so every thread simulates its own candidate."""
     from concurrent.futures import ThreadPoolExecutor
     meta = load_meta(humanlegs_osim)
-    fmax = [f"properties.{e['name']}" for e in meta["properties"]
-            if e["kind"] == "max_isometric_force"]
+    fmax = [f"properties.{e.name}" for e in meta.properties if e.kind == "max_isometric_force"]
     task = EvaluationTask(str(humanlegs_osim), 1.3, 0.1)
     candidates = [{name: u for name in fmax} for u in (0.1, 0.9, 0.3, 0.7)]
     serial = [evaluator.evaluate(task, c).score for c in candidates]

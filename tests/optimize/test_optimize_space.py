@@ -110,7 +110,7 @@ def test_model_part_in_osim_and_controller_part_in_simulation(space_meta, random
     osim = import_opensim()
     model = osim.Model(str(out))
     model.initSystem()
-    assert model.getMuscles().getSize() == len(meta["muscles"])
+    assert model.getMuscles().getSize() == len(meta.muscles)
     # the controller part builds a Controller with exactly these values ...
     sim = Simulator(out, meta=meta)
     controller_part = structured["controller"]
@@ -137,14 +137,14 @@ def test_candidate_metadata_follows_the_written_model(humanlegs_osim):
     values = {"properties": {n: 0.9 for n in names.names("properties")},
               "routing": {n: 0.05 for n in names.names("routing")}}
     path, meta = ev.candidate_model(values)
-    base = {m["name"]: m for m in ev.meta["muscles"]}
-    for m in meta["muscles"]:
-        assert m["max_isometric_force"] > 1.5 * base[m["name"]]["max_isometric_force"]
-    moved = [p["location"] != q["location"] for m in meta["muscles"]
-             for p, q in zip(m["points"], base[m["name"]]["points"])]
+    base = {m.name: m for m in ev.meta.muscles}
+    for m in meta.muscles:
+        assert m.max_isometric_force > 1.5 * base[m.name].max_isometric_force
+    moved = [p.location != q.location for m in meta.muscles
+             for p, q in zip(m.points, base[m.name].points)]
     assert any(moved)
     cm = control_model_from_meta(meta, 0.005)
-    assert cm.muscles[0].fmax == pytest.approx(meta["muscles"][0]["max_isometric_force"])
+    assert cm.muscles[0].fmax == pytest.approx(meta.muscles[0].max_isometric_force)
 
 
 def test_one_spec_and_one_validator_for_every_parameter(space_meta):

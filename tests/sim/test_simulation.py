@@ -68,7 +68,7 @@ def test_moment_arm_vectors_match_opensim(humanlegs):
     axes = {"hip_flexion_r": (idx["pelvis"], [0, 0, 1]), "knee_angle_r": (idx["upper_leg_r"], [0, 0, -1]),
             "ankle_angle_r": (idx["lower_leg_r"], [0, 0, 1])}
     joint_of = {"hip_flexion_r": "hip_r", "knee_angle_r": "knee_r", "ankle_angle_r": "ankle_r"}
-    joints = [j["name"] for j in sim.meta["joints"]]
+    joints = [j.name for j in sim.meta.joints]
     cm = sim.control_model
     checked = 0
     for p, (m, j) in enumerate(zip(cm.pair_muscle, cm.pair_joint)):
@@ -91,7 +91,7 @@ def test_quiet_double_stance_carries_body_weight(humanlegs):
     eng = sim.engine
     s = eng.initial_state({}, {})
     eng.start(s, np.full(20, 0.1))
-    mass = sim.meta["total_mass"]
+    mass = sim.meta.total_mass
     g = 9.80665
     grf, com_v, times = [], [], []
     dt = 0.005
@@ -206,7 +206,7 @@ def test_creature_stands_on_a_ramp(built_models):
     assert np.all(np.abs(gap) < 0.02)
     assert abs(terrain.height(x)) > 0.02          # really above/below the flat ground
     total = raw.contact_force.sum(axis=0)
-    assert total[1] == pytest.approx(sim.meta["total_mass"] * 9.80665, rel=0.15)
+    assert total[1] == pytest.approx(sim.meta.total_mass * 9.80665, rel=0.15)
 
 
 def test_controller_on_the_real_model_drives_the_swing_leg_forward(humanlegs):
