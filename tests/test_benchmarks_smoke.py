@@ -39,3 +39,15 @@ def test_optimization_throughput_smoke(capfd):
     out = capfd.readouterr().out
     assert "2 evaluations in" in out and "evaluations/min" in out
     assert "per-evaluation overhead" in out
+
+
+def test_physics_alternatives_smoke(capfd):
+    bench = _load("physics_alternatives")
+    bench.main(["--runs", str(REPO / "models/optimized/HumanLegs-walk-1.3"),
+                "--duration", "0.05", "--variants", "fixed-1ms", "rigid-tendons"])
+    out = capfd.readouterr().out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()
+            if line.startswith(("baseline ", "fixed-1ms ", "rigid-tendons "))}
+    assert set(rows) == {"baseline", "fixed-1ms", "rigid-tendons"}
+    assert "h=1ms" in rows["fixed-1ms"] and float(rows["fixed-1ms"][-3]) == 1000   # steps/s
+    assert "adds 8 rigid tendons" in out
