@@ -183,17 +183,23 @@ def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
     osim.Logger.setLevelString("warn")
     osim.Logger.removeFileSink()
     model, state = _load_model(osim, path)
-    ground = model.getGround().getName()
-
     name = (meta.creature if meta is not None else None) or re.sub(r"\.osim$", "", model.getName() or "") \
         or path.stem
     coords = model.getCoordinateSet()
     n_dofs = sum(1 for i in range(coords.getSize()) if not coords.get(i).getDefaultLocked())
-    muscles = model.getMuscles()
     scene = _Scene(name=name, mass=float(model.getTotalMass(state)),
-                   n_bodies=model.getNumBodies(), n_dofs=n_dofs, n_muscles=muscles.getSize())
+                   n_bodies=model.getNumBodies(), n_dofs=n_dofs, n_muscles=model.getMuscles().getSize())
+    transforms = _add_skeleton(scene, model, state)
+    _add_shapes(scene, osim, model, state)
+    _add_contacts(scene, osim, model, state)
+    _add_muscles(scene, model, state, meta, transforms)
+    return scene
 
-    # --- bodies, joints, segments
+
+def _add_skeleton(scene: _Scene, model, state) -> dict:
+    """Joint centres, bone segments (joint to child joints, or to the centre of mass of a body
+    without children) and centres of mass; returns each body's (R, p) in ground."""
+    ground = model.getGround().getName()
     bodies = model.getBodySet()
     transforms = {}
     for i in range(bodies.getSize()):
@@ -226,8 +232,11 @@ def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
         elif segs and min(_point_segment_distance(com, a, c) for a, c in segs) > 0.02:
             scene.com_links.append((start, com))
         scene.segments += segs
+    return transforms
 
-    # --- body shapes
+
+def _add_shapes(scene: _Scene, osim, model, state) -> None:
+    """The visible geometry attached to every frame, sampled as points in ground."""
     for frame in model.getFrameList():
         try:
             prop = frame.getPropertyByName("attached_geometry")
@@ -250,7 +259,9 @@ def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
             R, p = _transform(geom.getFrame(), state)
             scene.shapes.append((pts @ R.T + p, colour, opacity))
 
-    # --- contact spheres
+
+def _add_contacts(scene: _Scene, osim, model, state) -> None:
+    """Contact spheres: centre in ground and radius."""
     cgs = model.getContactGeometrySet()
     for i in range(cgs.getSize()):
         sphere = osim.ContactSphere.safeDownCast(cgs.get(i))
@@ -259,9 +270,13 @@ def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
         R, p = _transform(sphere.getFrame(), state)
         scene.contacts.append((R @ _vec(sphere.get_location()) + p, float(sphere.getRadius())))
 
-    # --- muscle paths (active path points in the default state: handles conditional/moving
-    # points and wrapping tangent points)
+
+def _add_muscles(scene: _Scene, model, state, meta: ModelMeta | None, transforms: dict) -> None:
+    """Muscle paths (the active path points in the default state: conditional and moving points,
+    wrapping tangent points) with their side, and the allowed attachment regions the metadata
+    declares for their points."""
     meta_muscles = {m.name: m for m in meta.muscles} if meta is not None else {}
+    muscles = model.getMuscles()
     for i in range(muscles.getSize()):
         m = muscles.get(i)
         current = m.getGeometryPath().getCurrentPath(state)
@@ -278,20 +293,26 @@ def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
         side = _norm_side(mm.side) if mm is not None else None
         side = side or side_from_name(m.getName()) or _side_from_points(pts)
         scene.muscles.append((m.getName(), side, pts))
-        # --- allowed attachment regions
         for point in mm.points if mm is not None else ():
-            ranges = point.ranges
-            if not ranges or point.body not in transforms:
-                continue
-            loc = np.asarray(point.location, dtype=float)
-            axes = []
-            for a, ax in enumerate("xyz"):
-                r = ranges.get(ax)
-                axes.append((float(r[0]), float(r[1])) if r is not None else (loc[a],))
-            corners = np.array(list(itertools.product(*axes)))
-            R, p = transforms[point.body]
-            scene.regions.append((corners @ R.T + p, side))
-    return scene
+            region = _region_corners(point, transforms)
+            if region is not None:
+                scene.regions.append((region, side))
+
+
+def _region_corners(point, transforms: dict):
+    """Corners (in ground) of a path point's allowed region (fixed axes keep the point's own
+    coordinate), or None without a region."""
+    ranges = point.ranges
+    if not ranges or point.body not in transforms:
+        return None
+    loc = np.asarray(point.location, dtype=float)
+    axes = []
+    for a, ax in enumerate("xyz"):
+        r = ranges.get(ax)
+        axes.append((float(r[0]), float(r[1])) if r is not None else (loc[a],))
+    corners = np.array(list(itertools.product(*axes)))
+    R, p = transforms[point.body]
+    return corners @ R.T + p
 
 
 def _point_segment_distance(x, a, b) -> float:
