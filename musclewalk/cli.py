@@ -78,17 +78,32 @@ def _number(option: str, value: float, expected: str, ok=lambda v: True) -> floa
 
 
 def _cmd_simulate(args):
+    """One recorded run (sim.runner.simulate) of the scenario and terrain the options describe
+    (sim.scenario.Scenario.for_run, sim.terrain.RampTerrain.for_run), written to --out
+    (sim.outputs)."""
     from .io_checks import check_model, check_output_folder
-    from .sim.outputs import FILES
+    from .sim.outputs import FILES, run_settings, summary_line, write_outputs
+    from .sim.parameters import load_run_parameters
+    from .sim.runner import simulate
+    from .sim.scenario import Scenario
     # every option first, then the output folder and the model: nothing fails after simulating
     pushes = _simulate_options(args)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
     meta = check_model(args.model)
-    params = _simulation_parameters(args, meta)
-    scenario = _scenario(args, pushes)
+    params = load_run_parameters(args.params, meta, args.model, args.control_interval,
+                                 fill_defaults=args.fill_defaults)
+    scenario = Scenario.for_run(
+        args.speed, args.duration, heading_deg=args.heading, turn_rate_deg=args.turn_rate,
+        pushes=pushes, n_random_pushes=args.random_pushes, push_magnitude=args.push_magnitude,
+        seed=args.seed, control_interval=args.control_interval, terminate=not args.no_terminate)
     terrain = _terrain(args)
-    sim, result = _simulate(args, meta, scenario, terrain, params)
-    _write_simulation(args, sim, result, scenario)
+    sim, result = simulate(args.model, scenario, params, meta=meta, terrain=terrain,
+                           source=str(args.params))
+    write_outputs(args.out, sim, result, scenario,
+                  run_settings(scenario, args.params, heading_deg=args.heading,
+                               turn_rate_deg=args.turn_rate, seed=args.seed,
+                               terrain_slope_deg=args.terrain_slope))
+    print(summary_line(meta.creature, result.summary(scenario), args.out))
 
 
 def _simulate_options(args) -> list:
@@ -113,43 +128,12 @@ def _simulate_options(args) -> list:
 
 
 def _push(spec: str):
-    """--push START,FX,FZ: a push on the trunk."""
+    """--push START,FX,FZ: a push on the trunk (sim.scenario.Push.parse)."""
     from .sim.scenario import Push
     try:
-        start, fx, fz = (float(v) for v in spec.split(","))
-    except ValueError:
-        raise UsageError(f"--push: expected START,FX,FZ (s, N, N), got {spec!r}") from None
-    if not all(math.isfinite(v) for v in (start, fx, fz)) or start < 0:
-        raise UsageError(f"--push: expected START >= 0 and finite FX, FZ (s, N, N), "
-                         f"got {spec!r}")
-    return Push(start, (fx, 0.0, fz))
-
-
-def _simulation_parameters(args, meta) -> dict:
-    """The controller and initial-state values of --params, checked against the model (none:
-    the defaults)."""
-    if not args.params:
-        return {}
-    from .model.vectors import parse_osim
-    from .sim.bridge import control_model_from_meta
-    from .sim.parameters import check_parameter_file
-    return check_parameter_file(args.params, meta, parse_osim(args.model),
-                                control_model_from_meta(meta, args.control_interval),
-                                fill_defaults=args.fill_defaults, model_source=str(args.model))
-
-
-def _scenario(args, pushes: list):
-    """The scenario of simulate's options: target speed and heading, pushes (those of --push,
-    then the random ones), duration, control interval, termination."""
-    from .sim.scenario import HeadingPath, Scenario, random_pushes
-    if args.random_pushes:
-        pushes = pushes + random_pushes(args.random_pushes, args.push_magnitude, args.seed)
-    heading = HeadingPath(initial=math.radians(args.heading), turn_rate=math.radians(args.turn_rate),
-                          seed=args.seed, duration=args.duration)
-    scenario = Scenario(speed=args.speed, duration=args.duration, heading=heading, pushes=pushes,
-                        control_interval=args.control_interval, terminate=not args.no_terminate)
-    scenario.validate()
-    return scenario
+        return Push.parse(spec)
+    except ValueError as exc:
+        raise UsageError(f"--push: {exc}") from None
 
 
 def _terrain(args):
@@ -158,44 +142,10 @@ def _terrain(args):
         return None
     from .sim.terrain import RampTerrain
     try:
-        return RampTerrain(args.terrain_slope, seed=args.seed,
-                           length=args.speed * args.duration * 1.5 + 2.0)
+        return RampTerrain.for_run(args.terrain_slope, args.speed, args.duration, seed=args.seed)
     except ValueError as exc:
         reason = str(exc).removeprefix("terrain slope: ")
         raise UsageError(f"--terrain-slope: {reason}") from None
-
-
-def _simulate(args, meta, scenario, terrain, params):
-    """(simulator, result) of the recorded run; a model or state OpenSim refuses is one line."""
-    from .sim.engine import EngineError
-    from .sim.runner import Simulator
-    try:
-        sim = Simulator(args.model, meta=meta, control_interval=args.control_interval,
-                        terrain=terrain)
-    except EngineError as exc:
-        raise UsageError(str(exc)) from None
-    sim.split(params, source=str(args.params))       # bad parameters fail before simulating
-    try:
-        result = sim.run(scenario, params, record=True)
-    except RuntimeError as exc:        # OpenSim refused the state (e.g. an extreme initial pose)
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise UsageError(f"{args.model}: OpenSim failed while simulating: {first}") from None
-    return sim, result
-
-
-def _write_simulation(args, sim, result, scenario) -> None:
-    """The output folder (replaced as a whole) and the one-line summary."""
-    from .sim.outputs import write_outputs
-    write_outputs(args.out, sim, result, scenario,
-                  {"parameters": str(args.params) if args.params else "defaults",
-                   "pushes": [p.__dict__ for p in scenario.pushes], "heading_deg": args.heading,
-                   "turn_rate_deg_s": args.turn_rate, "seed": args.seed,
-                   "terrain_max_slope_deg": args.terrain_slope})
-    s = result.summary(scenario)
-    end = (f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
-           if s["terminated"] else f"ran the full {s['simulated_time']:.2f} s")
-    print(f"{sim.meta.creature}: {end}; distance {s['distance']:.2f} m, mean forward speed "
-          f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {args.out}")
 
 
 def _cmd_optimize(args):

@@ -51,12 +51,38 @@ def read_storage(path) -> pd.DataFrame:
 
 
 def write_outputs(out_dir, sim, result, scenario, extra_summary: Mapping | None = None) -> Path:
+    """Every file of FILES for the recorded ``result`` of ``sim`` in ``scenario``, into a new
+    folder that replaces ``out_dir`` as a whole once complete; summary.json holds the result's
+    summary followed by ``extra_summary`` (e.g. `run_settings`). The folder written."""
     from ..io_checks import replace_folder
     rec = result.recording
     if rec is None or not rec.time:
         raise ValueError("the simulation was run without recording")
     return replace_folder(Path(out_dir),
                           lambda tmp: _write_all(tmp, sim, result, scenario, extra_summary or {}))
+
+
+def run_settings(scenario, parameters=None, *, heading_deg: float = 0.0,
+                 turn_rate_deg: float = 0.0, seed: int = 0,
+                 terrain_slope_deg: float | None = None) -> dict:
+    """The settings of a run that summary.json records beside its result (``extra_summary`` of
+    `write_outputs`): the parameter file (None: "defaults"), the scenario's pushes (given and
+    random), the initial heading (deg) and turning velocity (deg/s) as given, the seed and the
+    terrain's maximum slope (deg; None: flat ground)."""
+    return {"parameters": str(parameters) if parameters else "defaults",
+            "pushes": [p.__dict__ for p in scenario.pushes], "heading_deg": heading_deg,
+            "turn_rate_deg_s": turn_rate_deg, "seed": seed,
+            "terrain_max_slope_deg": terrain_slope_deg}
+
+
+def summary_line(creature: str, summary: Mapping, out) -> str:
+    """The one line `musclewalk simulate` prints for a run: how it ended, distance, mean forward
+    speed and wall time (``summary``: SimulationResult.summary), and the folder written."""
+    s = summary
+    end = (f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
+           if s["terminated"] else f"ran the full {s['simulated_time']:.2f} s")
+    return (f"{creature}: {end}; distance {s['distance']:.2f} m, mean forward speed "
+            f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {out}")
 
 
 def _write_all(folder: Path, sim, result, scenario, extra_summary):

@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 from typing import Mapping
 
+from ..constants import CONTROL_INTERVAL
 from ..control.params import ParameterError, controller_parameter_specs
 from ..model.metadata import ModelMeta
+from .bridge import control_model_from_meta
 from .scenario import INITIAL_STATE_SPECS
 
 
@@ -105,3 +107,19 @@ def check_parameter_file(path, meta: ModelMeta, model_tree, control_model,
                                  "controller and initial-state parameters are); --fill-defaults "
                                  "uses the defaults for missing ones")
     return values
+
+
+def load_run_parameters(path: Path | str | None, meta: ModelMeta, model: Path | str,
+                        control_interval: float = CONTROL_INTERVAL, *,
+                        fill_defaults: bool = False) -> dict[str, float]:
+    """The controller and initial-state values a run of ``model`` (an .osim whose metadata is
+    ``meta``) takes from the parameter file ``path``, checked against that model and the
+    controller at ``control_interval`` (`check_parameter_file`; ``fill_defaults``: missing
+    parameters take their defaults). No file (None): {}, every parameter at its default.
+    ParameterError names the file and key."""
+    if not path:
+        return {}
+    from ..model.vectors import parse_osim
+    return check_parameter_file(path, meta, parse_osim(model),
+                                control_model_from_meta(meta, control_interval),
+                                fill_defaults=fill_defaults, model_source=str(model))

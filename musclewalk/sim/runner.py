@@ -13,10 +13,14 @@ from ..control.controller import Controller
 from ..model.meta import load_meta
 from ..model.metadata import ModelMeta
 from .bridge import SensorBridge, control_model_from_meta
-from .engine import OpenSimEngine
+from .engine import EngineError, OpenSimEngine
 from .parameters import split_parameters
 from .scenario import Scenario, initial_coordinates
 from .termination import TerminationRules
+
+
+class SimulationError(ValueError):
+    """A model or a state OpenSim refuses (`simulate`): one line naming the model."""
 
 
 @dataclass
@@ -196,3 +200,27 @@ class Simulator:
         if not (np.all(np.isfinite(raw.body_pos)) and np.all(np.isfinite(raw.com_vel))):
             return raw, "nan_state"
         return raw, None
+
+
+def simulate(model, scenario: Scenario, params: Mapping[str, float] | None = None, *,
+             meta: ModelMeta | None = None, terrain=None,
+             source: str = "parameters") -> tuple[Simulator, SimulationResult]:
+    """(simulator, recorded result) of one run of ``model`` (.osim; ``meta`` its metadata, read
+    from beside it if None) in ``scenario``, on ``terrain`` (a RampTerrain; None: flat ground),
+    with controller and initial-state ``params`` (None: the defaults), which are checked
+    (ParameterError naming ``source``) before anything is simulated. A model OpenSim cannot
+    build, or a state it refuses while simulating (e.g. an extreme initial pose), raises
+    SimulationError with one line; an interrupt is passed on."""
+    try:
+        sim = Simulator(model, meta=meta, control_interval=scenario.control_interval,
+                        terrain=terrain)
+    except EngineError as exc:
+        raise SimulationError(str(exc)) from None
+    sim.split(params, source=source)                 # bad parameters fail before simulating
+    try:
+        result = sim.run(scenario, params, record=True)
+    except RuntimeError as exc:        # OpenSim refused the state (e.g. an extreme initial pose)
+        text = str(exc).strip()
+        first = text.splitlines()[0] if text else type(exc).__name__
+        raise SimulationError(f"{model}: OpenSim failed while simulating: {first}") from None
+    return sim, result

@@ -25,6 +25,19 @@ class Push:
     force: tuple[float, float, float]   # world frame, N
     duration: float = PUSH_DURATION
 
+    @classmethod
+    def parse(cls, spec: str) -> Push:
+        """A horizontal push on the trunk from ``"START,FX,FZ"`` (s, N, N), lasting
+        PUSH_DURATION. ValueError (without the option's name) for anything else, a negative
+        START or a value that is not finite."""
+        try:
+            start, fx, fz = (float(v) for v in spec.split(","))
+        except ValueError:
+            raise ValueError(f"expected START,FX,FZ (s, N, N), got {spec!r}") from None
+        if not all(math.isfinite(v) for v in (start, fx, fz)) or start < 0:
+            raise ValueError(f"expected START >= 0 and finite FX, FZ (s, N, N), got {spec!r}")
+        return cls(start, (fx, 0.0, fz))
+
 
 @dataclass
 class HeadingPath:
@@ -103,6 +116,27 @@ class Scenario:
     pushes: Sequence[Push] = field(default_factory=list)
     control_interval: float = CONTROL_INTERVAL
     terminate: bool = True                  # apply the paper's termination rules (§5)
+
+    @classmethod
+    def for_run(cls, speed: float, duration: float, *, heading_deg: float = 0.0,
+                turn_rate_deg: float = 0.0, pushes: Sequence[Push] = (),
+                n_random_pushes: int = 0, push_magnitude: float = 100.0, seed: int = 0,
+                control_interval: float = CONTROL_INTERVAL, terminate: bool = True) -> Scenario:
+        """The validated scenario of one run as `musclewalk simulate` describes it: target
+        ``speed`` (m/s) for ``duration`` (s); the target heading starts at ``heading_deg`` and,
+        with ``turn_rate_deg`` > 0 (deg/s), turns randomly (HeadingPath, ``seed``); ``pushes``
+        followed by ``n_random_pushes`` random ones of ``push_magnitude`` N (random_pushes,
+        ``seed``); the paper's termination rules unless ``terminate`` is False. ValueError
+        names the first bad value."""
+        pushes = list(pushes)
+        if n_random_pushes:
+            pushes += random_pushes(n_random_pushes, push_magnitude, seed)
+        heading = HeadingPath(initial=math.radians(heading_deg),
+                              turn_rate=math.radians(turn_rate_deg), seed=seed, duration=duration)
+        scenario = cls(speed=speed, duration=duration, heading=heading, pushes=pushes,
+                       control_interval=control_interval, terminate=terminate)
+        scenario.validate()
+        return scenario
 
     def validate(self) -> None:
         if not (math.isfinite(self.speed) and self.speed > 0):

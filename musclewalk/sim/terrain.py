@@ -28,6 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 
 MAX_LENGTH = 100.0              # m of ramps after the run-up (see the module docstring)
+# a run's ramps (RampTerrain.for_run): RUN_LENGTH_FACTOR x the distance at the target speed, plus
+# RUN_LENGTH_MARGIN m, so a walker faster than its target still stays on the ramps
+RUN_LENGTH_FACTOR = 1.5
+RUN_LENGTH_MARGIN = 2.0         # m
 
 
 @dataclass
@@ -56,6 +60,20 @@ class RampTerrain:
         self.slopes = np.concatenate([[0.0], slopes])
         self.h_start = np.concatenate([[0.0], heights[:-1]])
         self.x_anchor = np.concatenate([[0.0], x0])
+
+    @staticmethod
+    def run_length(speed: float, duration: float) -> float:
+        """m of ramps a run at ``speed`` (m/s) for ``duration`` (s) is given:
+        speed x duration x RUN_LENGTH_FACTOR + RUN_LENGTH_MARGIN."""
+        return speed * duration * RUN_LENGTH_FACTOR + RUN_LENGTH_MARGIN
+
+    @classmethod
+    def for_run(cls, max_slope_deg: float, speed: float, duration: float,
+                seed: int = 0) -> RampTerrain:
+        """Ramps within +-``max_slope_deg`` long enough for a run at ``speed`` for ``duration``
+        (`run_length`). ValueError: a slope outside [0, 45) degrees ("terrain slope: ...") or
+        more than MAX_LENGTH m of ramps ("terrain length: ...")."""
+        return cls(max_slope_deg, seed=seed, length=cls.run_length(speed, duration))
 
     @property
     def n_segments(self) -> int:
