@@ -8,6 +8,7 @@ of headline numbers (docs/tables/committed_comparison.md).
 
     python3.11 analysis/committed_comparison.py [--runs DIR ...] [--work DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,8 +23,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def musclewalk(*args) -> None:
-    subprocess.run([sys.executable, "-m", "musclewalk.cli", *map(str, args)], check=True,
-                   cwd=REPO, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", *map(str, args)],
+        check=True,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+    )
 
 
 def row(name, analysis, comparison) -> str:
@@ -35,34 +40,52 @@ def row(name, analysis, comparison) -> str:
         m = v[f"r.{variable}"]
         return f"{m['rmse_deg']:.1f}° / {m['r']:.2f}"
 
-    return (f"| {name} | {analysis['distance']:.2f} m, {analysis['mean_forward_speed']:.2f} m/s | "
-            f"{comparison['gps_deg']:.1f}° | {joint('hip_flexion')} | {joint('knee_flexion')} | "
-            f"{joint('ankle_dorsiflexion')} | {st['cadence_steps_per_min']:.0f} "
-            f"({ref['cadence_steps_per_min']:.0f}) | {st['stride_length_m']:.2f} "
-            f"({ref['stride_length_m']:.2f}) | {st['stance_percent']:.0f} "
-            f"({ref['stance_percent']:.0f}) | {g['peak1_bw']:.2f} at {g['peak1_percent']:.0f} % | "
-            f"{analysis['cost_of_transport_J_per_kg_m']:.1f} / "
-            f"{analysis['net_cost_of_transport_J_per_kg_m']:.1f} |")
+    return (
+        f"| {name} | {analysis['distance']:.2f} m, {analysis['mean_forward_speed']:.2f} m/s | "
+        f"{comparison['gps_deg']:.1f}° | {joint('hip_flexion')} | {joint('knee_flexion')} | "
+        f"{joint('ankle_dorsiflexion')} | {st['cadence_steps_per_min']:.0f} "
+        f"({ref['cadence_steps_per_min']:.0f}) | {st['stride_length_m']:.2f} "
+        f"({ref['stride_length_m']:.2f}) | {st['stance_percent']:.0f} "
+        f"({ref['stance_percent']:.0f}) | {g['peak1_bw']:.2f} at {g['peak1_percent']:.0f} % | "
+        f"{analysis['cost_of_transport_J_per_kg_m']:.1f} / "
+        f"{analysis['net_cost_of_transport_J_per_kg_m']:.1f} |"
+    )
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=Path, nargs="+",
-                    default=sorted(p.parent for p in (REPO / "models/optimized").glob("*/best.json")))
+    ap.add_argument(
+        "--runs",
+        type=Path,
+        nargs="+",
+        default=sorted(p.parent for p in (REPO / "models/optimized").glob("*/best.json")),
+    )
     ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
     ap.add_argument("--images", type=Path, default=REPO / "docs/images")
     ap.add_argument("--out", type=Path, default=REPO / "docs/tables/committed_comparison.md")
     args = ap.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="musclewalk-committed-"))
-    rows = ["| run (right side) | re-simulated 10 s | GPS | hip flexion RMSE / r | knee flexion "
-            "RMSE / r | ankle dorsiflexion RMSE / r | cadence, steps/min (norm) | stride length, "
-            "m (norm) | stance % (norm) | vGRF first peak, BW | CoT gross / net, J/(kg m) |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    rows = [
+        "| run (right side) | re-simulated 10 s | GPS | hip flexion RMSE / r | knee flexion "
+        "RMSE / r | ankle dorsiflexion RMSE / r | cadence, steps/min (norm) | stride length, "
+        "m (norm) | stance % (norm) | vGRF first peak, BW | CoT gross / net, J/(kg m) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for run in args.runs:
         best = json.loads((run / "best.json").read_text())
         sim, cmp_dir = work / f"{run.name}-sim", work / f"{run.name}-compare"
-        musclewalk("simulate", run / "optimized.osim", "--params", run / "best.json",
-                   "--speed", best["speed"], "--duration", 10, "--out", sim)
+        musclewalk(
+            "simulate",
+            run / "optimized.osim",
+            "--params",
+            run / "best.json",
+            "--speed",
+            best["speed"],
+            "--duration",
+            10,
+            "--out",
+            sim,
+        )
         musclewalk("analyze", sim, "-o", work / f"{run.name}-analysis.json")
         musclewalk("compare", sim, "-o", cmp_dir)
         analysis = json.loads((work / f"{run.name}-analysis.json").read_text())

@@ -11,6 +11,7 @@ or softer spring. Prints a Markdown table (stiffness, survival, objective) and w
 
     python3.11 analysis/spine_stiffness_sweep.py [--params FILE] [--stiffness 60 240 ...] [--out F]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,21 +32,21 @@ from musclewalk.sim.bridge import control_model_from_meta  # noqa: E402
 from musclewalk.sim.parameters import read_parameter_sections  # noqa: E402
 
 DEFAULT_PARAMS = REPO / "models/optimized/Human-walk-1.3/earlier/smooth-contact/warm_start.json"
-TOP_OF_RANGE = 240.0      # N m/rad: the template's upper bound of the spine flexion/bending gains
+TOP_OF_RANGE = 240.0  # N m/rad: the template's upper bound of the spine flexion/bending gains
 GAINS = ("spine_flexion", "spine_bending")
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--params", type=Path, default=DEFAULT_PARAMS)
-    ap.add_argument("--stiffness", type=float, nargs="+",
-                    default=[60, 240, 330, 390, 420, 480], help="N m/rad")
+    ap.add_argument(
+        "--stiffness", type=float, nargs="+", default=[60, 240, 330, 390, 420, 480], help="N m/rad"
+    )
     ap.add_argument("--duration", type=float, default=10.0)
     ap.add_argument("--out", type=Path, help="write the Markdown table here too")
     args = ap.parse_args(argv)
     _, params = read_parameter_sections(args.params)
-    rows = ["| spine flexion/bending springs, N m/rad | survives, s | objective |",
-            "|---|---|---|"]
+    rows = ["| spine flexion/bending springs, N m/rad | survives, s | objective |", "|---|---|---|"]
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "Human.osim"
         build_creature("Human", None, base)
@@ -53,16 +54,17 @@ def main(argv=None) -> int:
             factor = k / TOP_OF_RANGE
             model = Path(tmp) / f"Human-{k:g}.osim"
             model.write_bytes(base.read_bytes())
-            write_meta(meta_path(model), scale_passive_bounds(load_meta(base),
-                                                              {g: factor for g in GAINS}))
+            write_meta(meta_path(model), scale_passive_bounds(load_meta(base), {g: factor for g in GAINS}))
             meta = load_meta(model)
             space = ParameterSpace(meta, control_model_from_meta(meta, 0.005))
             values = space.values(np.zeros(len(space)))
             values.update({n: v for n, v in space.flatten(params).items() if n in values})
             result = Evaluator(str(model), meta).evaluate(
-                EvaluationTask(str(model), 1.3, args.duration), values)
-            survived = f"{result.simulated_time:.2f}" if result.terminated else \
-                f"{args.duration:g} (no termination)"
+                EvaluationTask(str(model), 1.3, args.duration), values
+            )
+            survived = (
+                f"{result.simulated_time:.2f}" if result.terminated else f"{args.duration:g} (no termination)"
+            )
             rows.append(f"| {k:g} | {survived} | {result.score:.2f} |")
             print(rows[-1], flush=True)
     table = "\n".join(rows) + "\n"

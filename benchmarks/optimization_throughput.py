@@ -18,6 +18,7 @@ candidates than workers are left, idles a worker). --serial repeats the same gen
 seed, same candidates) with one worker for the speed-up. Finally the per-evaluation overhead in
 this process: writing the candidate .osim and loading it in OpenSim.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -90,14 +91,18 @@ def report(label: str, state, recorded: list, workers: int) -> list[float]:
             if r["terminated"]:
                 reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
         ended = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
-        print(f"  {label} generation {row['generation']}: {wall:7.1f} s, "
-              f"{n / wall * 60:6.1f} evaluations/min; {n} evaluations simulated {simulated:.1f} s "
-              f"({full} ran the full t_max; terminated: {ended}; failed {failed}); "
-              f"worker utilization {busy:.0%}; best objective {row['generation_best']:.3f}")
+        print(
+            f"  {label} generation {row['generation']}: {wall:7.1f} s, "
+            f"{n / wall * 60:6.1f} evaluations/min; {n} evaluations simulated {simulated:.1f} s "
+            f"({full} ran the full t_max; terminated: {ended}; failed {failed}); "
+            f"worker utilization {busy:.0%}; best objective {row['generation_best']:.3f}"
+        )
     total = sum(walls)
     n = sum(len(r) for r in recorded)
-    print(f"  {label}: {n} evaluations in {total:.1f} s = {n / total * 60:.1f} evaluations/min, "
-          f"{total / len(walls):.1f} s wall per generation")
+    print(
+        f"  {label}: {n} evaluations in {total:.1f} s = {n / total * 60:.1f} evaluations/min, "
+        f"{total / len(walls):.1f} s wall per generation"
+    )
     return walls
 
 
@@ -106,6 +111,7 @@ def overhead(model: str, values, repeats: int = 3) -> tuple[float, float]:
     from musclewalk.optimize.evaluate import Evaluator
     from musclewalk.optimize.space import ParameterSpace
     from musclewalk.sim.runner import Simulator
+
     ev = Evaluator(model)
     try:
         _, model_values = ParameterSpace.split(values)
@@ -127,9 +133,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--creature", default="Human", help="preset built fresh (default Human)")
     ap.add_argument("--model", type=Path, help="a built .osim instead of building --creature")
-    ap.add_argument("--init", type=Path, default=DEFAULT_INIT,
-                    help="warm start best.json (default: the committed Human-walk-1.3); "
-                         "'none' for the template defaults")
+    ap.add_argument(
+        "--init",
+        type=Path,
+        default=DEFAULT_INIT,
+        help="warm start best.json (default: the committed Human-walk-1.3); 'none' for the template defaults",
+    )
     ap.add_argument("--speed", type=float, help="target speed (default: the --init file's, or 1.3)")
     ap.add_argument("--generations", type=int, default=1)
     ap.add_argument("--popsize", type=int, default=20)
@@ -137,8 +146,9 @@ def main(argv=None):
     ap.add_argument("--sigma", type=float, default=0.3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--serial", action="store_true",
-                    help="also run the same generations with one worker (speed-up)")
+    ap.add_argument(
+        "--serial", action="store_true", help="also run the same generations with one worker (speed-up)"
+    )
     args = ap.parse_args(argv)
     init = None if str(args.init).lower() == "none" else args.init
     if init is not None and not init.is_file():
@@ -161,21 +171,31 @@ def main(argv=None):
                 build_creature(args.creature, None, model)
                 built = time.perf_counter() - t0
             settings = Settings(
-                model=str(model), speed=speed, duration=args.duration,
-                generations=args.generations, seed=args.seed, workers=workers,
-                evaluator=evaluator, popsize=args.popsize, sigma=args.sigma,
+                model=str(model),
+                speed=speed,
+                duration=args.duration,
+                generations=args.generations,
+                seed=args.seed,
+                workers=workers,
+                evaluator=evaluator,
+                popsize=args.popsize,
+                sigma=args.sigma,
                 init=str(init) if init else None,
                 command="benchmarks/optimization_throughput.py "
-                        + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])))
+                + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:])),
+            )
             try:
                 settings.validate()
             except OptimizationError as exc:
                 raise SystemExit(str(exc)) from None
             if evaluator == modes[0][0]:
-                print(f"{Path(model).stem}: population {args.popsize}, t_max {args.duration:g} s, "
-                      f"speed {speed:g} m/s, sigma {args.sigma:g}, seed {args.seed}, warm start "
-                      f"{init or 'none'}; model "
-                      + (str(model) if args.model else f"built fresh ({built:.1f} s)"), flush=True)
+                print(
+                    f"{Path(model).stem}: population {args.popsize}, t_max {args.duration:g} s, "
+                    f"speed {speed:g} m/s, sigma {args.sigma:g}, seed {args.seed}, warm start "
+                    f"{init or 'none'}; model "
+                    + (str(model) if args.model else f"built fresh ({built:.1f} s)"),
+                    flush=True,
+                )
             opt, state, recorded = run_generations(settings, out)
             label = f"{workers} worker{'s' if workers > 1 else ''}"
             walls[evaluator] = report(label, state, recorded, workers)
@@ -183,8 +203,10 @@ def main(argv=None):
             speedup = sum(walls["serial"]) / sum(walls["process"])
             print(f"  speed-up {args.workers} workers over 1: {speedup:.2f}x")
         write, load = overhead(settings.model, opt.space.values(state.best_x))
-        print(f"  per-evaluation overhead (this process, median of 3): write candidate .osim "
-              f"{write:.2f} s, load it (Simulator) {load:.2f} s")
+        print(
+            f"  per-evaluation overhead (this process, median of 3): write candidate .osim "
+            f"{write:.2f} s, load it (Simulator) {load:.2f} s"
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -27,6 +27,7 @@ Manager's info log, on in every run) are deterministic and the load-independent 
 (minimum over --rounds interleaved rounds); it drifts with the machine's load; "base s/s" is the
 baseline's own minimum wall s per simulated s.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,7 @@ from musclewalk.sim.scenario import Scenario  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from simulation_speed import DEFAULT_RUNS, IntegratorLog, load_walker, machine  # noqa: E402
 
-RIGID_BELOW = 1.0     # tendon slack / optimal fibre length under which rigid-tendons rigidifies
+RIGID_BELOW = 1.0  # tendon slack / optimal fibre length under which rigid-tendons rigidifies
 # name: (integrator or None = the model's, accuracy or None = the model's, fixed step s, rigid)
 VARIANTS = {
     "baseline": (None, None, None, False),
@@ -78,7 +79,7 @@ def rigid_tendon_model(w, folder: Path) -> tuple[Path, list[str]]:
     changed = []
     for m in tree.getroot().iter("Millard2012EquilibriumMuscle"):
         ratio = float(m.findtext("tendon_slack_length")) / float(m.findtext("optimal_fiber_length"))
-        flag = m.find("ignore_tendon_compliance")     # stored as <...>true</...>, the last child
+        flag = m.find("ignore_tendon_compliance")  # stored as <...>true</...>, the last child
         if ratio >= RIGID_BELOW or (flag is not None and flag.text.strip() == "true"):
             continue
         if flag is None:
@@ -107,24 +108,42 @@ def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
     score, terms = objective.combine(rec.finish(res.simulated_time, res.terminated))
     t = res.simulated_time
     own_method, own_accuracy = integrator_settings(meta)
-    physics = (f"{method or own_method} " + (f"h={step * 1e3:g}ms" if step is not None else
-                                             f"{accuracy or own_accuracy:g}"))
-    return {"physics": physics, "t": t, "reason": res.reason or "none", "score": score,
-            "terms": terms, "wall": res.wall_time / t if t > 0 else float("nan"),
-            "steps": log.steps / t if log.steps is not None and t > 0 else float("nan"),
-            "real": log.realizations / t if log.realizations is not None and t > 0 else float("nan")}
+    physics = f"{method or own_method} " + (
+        f"h={step * 1e3:g}ms" if step is not None else f"{accuracy or own_accuracy:g}"
+    )
+    return {
+        "physics": physics,
+        "t": t,
+        "reason": res.reason or "none",
+        "score": score,
+        "terms": terms,
+        "wall": res.wall_time / t if t > 0 else float("nan"),
+        "steps": log.steps / t if log.steps is not None and t > 0 else float("nan"),
+        "real": log.realizations / t if log.realizations is not None and t > 0 else float("nan"),
+    }
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", nargs="+", type=Path, default=DEFAULT_RUNS, metavar="DIR",
-                    help="optimization run folders (optimized.osim + best.json); default: the "
-                         "committed HumanLegs and Human walkers")
+    ap.add_argument(
+        "--runs",
+        nargs="+",
+        type=Path,
+        default=DEFAULT_RUNS,
+        metavar="DIR",
+        help="optimization run folders (optimized.osim + best.json); default: the "
+        "committed HumanLegs and Human walkers",
+    )
     ap.add_argument("--duration", type=float, default=10.0, help="simulated s per run (default 10)")
     ap.add_argument("--rounds", type=int, default=1, help="timed rounds, interleaved (default 1)")
-    ap.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
-                    metavar="NAME", help=f"subset of {', '.join(VARIANTS)} (the baseline always "
-                                         "runs: the wall ratios need it)")
+    ap.add_argument(
+        "--variants",
+        nargs="+",
+        choices=list(VARIANTS),
+        default=list(VARIANTS),
+        metavar="NAME",
+        help=f"subset of {', '.join(VARIANTS)} (the baseline always runs: the wall ratios need it)",
+    )
     args = ap.parse_args(argv)
     if not (args.duration > 0) or args.rounds < 1:
         ap.error("--duration must be > 0 and --rounds >= 1")
@@ -133,17 +152,22 @@ def main(argv=None):
     objective = Objective.load(DEFAULT_OBJECTIVE)
     walkers = [load_walker(r) for r in args.runs]
     print(machine(), flush=True)
-    print(f"{args.duration:g} s per run, {args.rounds} interleaved round(s); wall: minimum over the "
-          "rounds of (wall s / sim s) / the baseline's in the same round", flush=True)
+    print(
+        f"{args.duration:g} s per run, {args.rounds} interleaved round(s); wall: minimum over the "
+        "rounds of (wall s / sim s) / the baseline's in the same round",
+        flush=True,
+    )
     tmp = Path(tempfile.mkdtemp(prefix="musclewalk-physics-"))
     try:
         for w in walkers:
             if "rigid-tendons" in variants:
                 w.rigid_model, changed = rigid_tendon_model(w, tmp)
                 w.rigid_meta = load_meta(w.rigid_model)
-                print(f"{w.name}: rigid-tendons adds {len(changed)} rigid tendons: "
-                      f"{', '.join(changed) or '-'}", flush=True)
-        for w in walkers:     # untimed: the first run in a process pays one-off costs
+                print(
+                    f"{w.name}: rigid-tendons adds {len(changed)} rigid tendons: {', '.join(changed) or '-'}",
+                    flush=True,
+                )
+        for w in walkers:  # untimed: the first run in a process pays one-off costs
             simulate(w, "baseline", min(args.duration, 0.5), objective)
         rows = {(w.name, v): [] for w in walkers for v in variants}
         for k in range(args.rounds):
@@ -151,8 +175,12 @@ def main(argv=None):
                 for v in variants:
                     r = simulate(w, v, args.duration, objective)
                     rows[w.name, v].append(r)
-                    print(f"  round {k + 1}/{args.rounds} {w.name} {v}: {r['t']:.2f} s "
-                          f"{r['reason']}, {r['wall']:.2f} wall s/s", file=sys.stderr, flush=True)
+                    print(
+                        f"  round {k + 1}/{args.rounds} {w.name} {v}: {r['t']:.2f} s "
+                        f"{r['reason']}, {r['wall']:.2f} wall s/s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     report(walkers, variants, rows, objective, args.rounds)
@@ -160,9 +188,11 @@ def main(argv=None):
 
 def report(walkers, variants, rows, objective, rounds: int) -> None:
     names = objective.term_names
-    head = (f"{'variant':19s} {'physics':30s} {'sim s':>6s} {'termination':>18s} {'score':>7s} "
-            + " ".join(f"{n:>7s}" for n in names)
-            + f" {'steps/s':>7s} {'real./s':>7s} {'wall':>5s}")
+    head = (
+        f"{'variant':19s} {'physics':30s} {'sim s':>6s} {'termination':>18s} {'score':>7s} "
+        + " ".join(f"{n:>7s}" for n in names)
+        + f" {'steps/s':>7s} {'real./s':>7s} {'wall':>5s}"
+    )
     for w in walkers:
         base = rows[w.name, "baseline"]
         print(f"\n{w.name} (base s/s {min(r['wall'] for r in base):.2f})")
@@ -173,10 +203,12 @@ def report(walkers, variants, rows, objective, rounds: int) -> None:
             r = runs[0]
             ratio = min(x["wall"] / b["wall"] for x, b in zip(runs, base))
             same = all((x["score"], x["steps"]) == (r["score"], r["steps"]) for x in runs)
-            print(f"{v:19s} {r['physics']:30s} {r['t']:6.2f} {r['reason']:>18s} {r['score']:7.2f} "
-                  + " ".join(f"{r['terms'][n]:7.2f}" for n in names)
-                  + f" {r['steps']:7.0f} {r['real']:7.0f} {ratio:5.2f}"
-                  + ("" if same else f"  (differs between the {rounds} rounds)"))
+            print(
+                f"{v:19s} {r['physics']:30s} {r['t']:6.2f} {r['reason']:>18s} {r['score']:7.2f} "
+                + " ".join(f"{r['terms'][n]:7.2f}" for n in names)
+                + f" {r['steps']:7.0f} {r['real']:7.0f} {ratio:5.2f}"
+                + ("" if same else f"  (differs between the {rounds} rounds)")
+            )
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ switches (the closed loop stops at every 5 ms boundary), so the error control me
 the excitations inside a step, and an open-loop replay of a walker drifts away from the closed
 loop ("replay dCOM": distance between the two final centres of mass).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,9 +70,11 @@ def machine() -> str:
     except OSError:
         pass
     load = " ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
-    return (f"machine: {platform.node()}, {cpu}, {os.cpu_count()} CPUs, load average {load}\n"
-            "note: the single-core speed of this VM drifts by up to 2x (and other processes "
-            "share its cores); compare ratios within one run, not absolute times across runs")
+    return (
+        f"machine: {platform.node()}, {cpu}, {os.cpu_count()} CPUs, load average {load}\n"
+        "note: the single-core speed of this VM drifts by up to 2x (and other processes "
+        "share its cores); compare ratios within one run, not absolute times across runs"
+    )
 
 
 # ---------------------------------------------------------------------- integrator statistics
@@ -124,7 +127,7 @@ class Walker:
     speed: float
     sim: Simulator | None = None
     scenario: Scenario | None = None
-    excitations: np.ndarray | None = None       # (K + 1, nm), metadata muscle order
+    excitations: np.ndarray | None = None  # (K + 1, nm), metadata muscle order
     times: np.ndarray | None = None
     replay_engine: OpenSimEngine | None = None
     closed: list = field(default_factory=list)  # (wall / sim, result)
@@ -140,15 +143,19 @@ class Walker:
 
 def load_walker(run: Path) -> Walker:
     import json
+
     model, best = run / "optimized.osim", run / "best.json"
     for p in (model, meta_path(model), best):
         if not p.is_file():
-            raise SystemExit(f"{p}: not found (--runs expects optimization run folders with "
-                             "optimized.osim, optimized.meta.json and best.json)")
+            raise SystemExit(
+                f"{p}: not found (--runs expects optimization run folders with "
+                "optimized.osim, optimized.meta.json and best.json)"
+            )
     meta = load_meta(model)
     try:
-        params = check_parameter_file(best, meta, parse_osim(model),
-                                      control_model_from_meta(meta, 0.005), model_source=str(model))
+        params = check_parameter_file(
+            best, meta, parse_osim(model), control_model_from_meta(meta, 0.005), model_source=str(model)
+        )
     except ParameterError as exc:
         raise SystemExit(str(exc)) from None
     speed = float(json.loads(best.read_text()).get("speed", 1.3))
@@ -188,12 +195,14 @@ def replay_model(w: Walker, folder: Path) -> Path:
     for child in list(objects):
         objects.remove(child)
     from lxml import etree
+
     x = " ".join(f"{t:.17g}" for t in w.times)
     for path in actuators:
         f = etree.SubElement(objects, "PiecewiseConstantFunction")
         etree.SubElement(f, "x").text = x
         etree.SubElement(f, "y").text = " ".join(
-            f"{v:.17g}" for v in w.excitations[:, column[path.rsplit("/", 1)[-1]]])
+            f"{v:.17g}" for v in w.excitations[:, column[path.rsplit("/", 1)[-1]]]
+        )
     path = folder / f"{w.name.replace('/', '-')}-replay.osim"
     write_atomic(path, xml_bytes(tree))
     return path
@@ -215,9 +224,15 @@ def replay(w: Walker, t_end: float):
 # ---------------------------------------------------------------------- main
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", nargs="+", type=Path, default=DEFAULT_RUNS, metavar="DIR",
-                    help="optimization run folders (optimized.osim + best.json); default: the "
-                         "committed HumanLegs and Human walkers")
+    ap.add_argument(
+        "--runs",
+        nargs="+",
+        type=Path,
+        default=DEFAULT_RUNS,
+        metavar="DIR",
+        help="optimization run folders (optimized.osim + best.json); default: the "
+        "committed HumanLegs and Human walkers",
+    )
     ap.add_argument("--duration", type=float, default=10.0, help="simulated s per run (default 10)")
     ap.add_argument("--rounds", type=int, default=3, help="timed rounds, interleaved (default 3)")
     args = ap.parse_args(argv)
@@ -226,8 +241,11 @@ def main(argv=None):
     import_opensim()
     walkers = [load_walker(r) for r in args.runs]
     print(machine(), flush=True)
-    print(f"{args.duration:g} s per run; wall times: minimum of {args.rounds} interleaved "
-          "round(s); integrator statistics: 1 more round with the OpenSim log on", flush=True)
+    print(
+        f"{args.duration:g} s per run; wall times: minimum of {args.rounds} interleaved "
+        "round(s); integrator statistics: 1 more round with the OpenSim log on",
+        flush=True,
+    )
     tmp = Path(tempfile.mkdtemp(prefix="musclewalk-bench-"))
     try:
         run_rounds(walkers, args, tmp)
@@ -253,9 +271,12 @@ def run_rounds(walkers, args, tmp: Path) -> None:
                 w.check_excitations(us)
             wall, ok, com = replay(w, result.simulated_time)
             w.replay.append((wall / result.simulated_time, ok, com))
-            print(f"  round {k + 1}/{args.rounds} {w.name}: closed loop "
-                  f"{w.closed[-1][0]:.2f} s/s, replay {w.replay[-1][0]:.2f} s/s", file=sys.stderr,
-                  flush=True)
+            print(
+                f"  round {k + 1}/{args.rounds} {w.name}: closed loop "
+                f"{w.closed[-1][0]:.2f} s/s, replay {w.replay[-1][0]:.2f} s/s",
+                file=sys.stderr,
+                flush=True,
+            )
 
     stats = {}
     for w in walkers:
@@ -269,9 +290,11 @@ def run_rounds(walkers, args, tmp: Path) -> None:
     def per_s(n, t):
         return f"{n / t:.0f}" if n is not None and t > 0 else "n/a"
 
-    head = (f"{'run':26s} {'musc':>4s} {'termination':>12s} {'sim s':>6s} | "
-            f"{'closed s/s':>10s} {'steps/s':>7s} {'real./s':>7s} {'python':>6s} | "
-            f"{'replay s/s':>10s} {'steps/s':>7s} {'real./s':>7s} | {'ratio':>5s} {'dCOM m':>7s}")
+    head = (
+        f"{'run':26s} {'musc':>4s} {'termination':>12s} {'sim s':>6s} | "
+        f"{'closed s/s':>10s} {'steps/s':>7s} {'real./s':>7s} {'python':>6s} | "
+        f"{'replay s/s':>10s} {'steps/s':>7s} {'real./s':>7s} | {'ratio':>5s} {'dCOM m':>7s}"
+    )
     print(head)
     print("-" * len(head))
     details = []
@@ -284,18 +307,25 @@ def run_rounds(walkers, args, tmp: Path) -> None:
         python = sum(timing[p] for p in PYTHON_PARTS) / sum(timing.values())
         lc, lr = stats[w.name]
         dcom = f"{np.linalg.norm(com - result.final_com):.1e}" if ok else "failed"
-        print(f"{w.name:26s} {len(w.meta.muscles):4d} {result.reason or 'none':>12s} {t:6.2f} | "
-              f"{best_closed:10.2f} {per_s(lc.steps, t):>7s} {per_s(lc.realizations, t):>7s} "
-              f"{python:6.0%} | {best_replay:10.2f} {per_s(lr.steps, t):>7s} "
-              f"{per_s(lr.realizations, t):>7s} | {best_closed / best_replay:5.2f} {dcom:>7s}")
-        per_step = " / ".join(f"{timing[p] / max(result.steps, 1) * 1e6:.0f}"
-                              for p in ("integrate",) + PYTHON_PARTS)
+        print(
+            f"{w.name:26s} {len(w.meta.muscles):4d} {result.reason or 'none':>12s} {t:6.2f} | "
+            f"{best_closed:10.2f} {per_s(lc.steps, t):>7s} {per_s(lc.realizations, t):>7s} "
+            f"{python:6.0%} | {best_replay:10.2f} {per_s(lr.steps, t):>7s} "
+            f"{per_s(lr.realizations, t):>7s} | {best_closed / best_replay:5.2f} {dcom:>7s}"
+        )
+        per_step = " / ".join(
+            f"{timing[p] / max(result.steps, 1) * 1e6:.0f}" for p in ("integrate",) + PYTHON_PARTS
+        )
         details.append(
             f"{w.name}: per control step (us) integrate / sensors / controller / observers / "
             f"actuate {per_step}; steps taken / attempted: closed loop {lc.steps} / "
             f"{lc.attempts}, replay {lr.steps} / {lr.attempts}"
-            + ("" if w.same_excitations else
-               "; WARNING: the closed loop's excitations differed between rounds"))
+            + (
+                ""
+                if w.same_excitations
+                else "; WARNING: the closed loop's excitations differed between rounds"
+            )
+        )
     print()
     for line in details:
         print(line)

@@ -2,4 +2,5 @@
 
 Pipeline stages (imports run one way): model -> control -> sim -> optimize -> analysis.
 """
+
 __version__ = "0.1.0"

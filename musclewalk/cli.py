@@ -1,4 +1,5 @@
 """Command line interface: ``musclewalk <command> ...``."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,6 +19,7 @@ def _cmd_creatures(args):
     import yaml
 
     from .model.template import list_creatures
+
     for name, path in list_creatures().items():
         data = yaml.safe_load(path.read_text()) or {}
         parts = ", ".join(f"{p}={v.get('template')}" for p, v in (data.get("parts") or {}).items())
@@ -27,17 +29,21 @@ def _cmd_creatures(args):
 def _cmd_build(args):
     from .model.build import build_creature
     from .model.template import parse_overrides
-    spec, meta, report = build_creature(args.creature, parse_overrides(args.set), args.out,
-                                        validate=not args.no_validate)
-    counts = {"routing": len(meta.routing), "properties": len(meta.properties),
-              "passive": len(meta.passive)}
-    print(f"{spec.name}: {len(spec.bodies)} bodies, {spec.dof_count + 6} DOFs "
-          f"({spec.dof_count} joint + 6 root), {len(spec.muscles)} muscles, "
-          f"{spec.total_mass:.1f} kg; free parameters: routing {counts['routing']}, "
-          f"muscle properties {counts['properties']}, passive gains {counts['passive']}")
+
+    spec, meta, report = build_creature(
+        args.creature, parse_overrides(args.set), args.out, validate=not args.no_validate
+    )
+    counts = {"routing": len(meta.routing), "properties": len(meta.properties), "passive": len(meta.passive)}
+    print(
+        f"{spec.name}: {len(spec.bodies)} bodies, {spec.dof_count + 6} DOFs "
+        f"({spec.dof_count} joint + 6 root), {len(spec.muscles)} muscles, "
+        f"{spec.total_mass:.1f} kg; free parameters: routing {counts['routing']}, "
+        f"muscle properties {counts['properties']}, passive gains {counts['passive']}"
+    )
     print(f"wrote {args.out} and its metadata")
     if args.picture:
         from .analysis.render import render_model
+
         render_model(args.out, args.picture)
         print(f"wrote {args.picture}")
 
@@ -46,11 +52,12 @@ def _cmd_render(args):
     from .analysis.render import render_model
     from .io_checks import check_model, check_output_file, parse_model_file
     from .model.meta import meta_path
+
     check_output_file(args.out, "-o")
     if meta_path(args.model).exists():
-        meta = check_model(args.model)      # a musclewalk model: it and its metadata must match
+        meta = check_model(args.model)  # a musclewalk model: it and its metadata must match
     else:
-        parse_model_file(args.model)        # any OpenSim model: readable XML at least
+        parse_model_file(args.model)  # any OpenSim model: readable XML at least
         meta = None
     render_model(args.model, args.out, meta=meta)
     print(f"wrote {args.out}")
@@ -59,10 +66,13 @@ def _cmd_render(args):
 def _cmd_info(args):
     from .io_checks import check_model
     from .model.vectors import ModelVectors
-    meta = check_model(args.model)          # the .osim too: readable and matching its metadata
+
+    meta = check_model(args.model)  # the .osim too: readable and matching its metadata
     mv = ModelVectors(meta)
-    print(f"{meta.creature}: {len(meta.bodies)} bodies, {len(meta.muscles)} muscles, "
-          f"{meta.total_mass:.1f} kg, leg length {meta.leg_length:.3f} m")
+    print(
+        f"{meta.creature}: {len(meta.bodies)} bodies, {len(meta.muscles)} muscles, "
+        f"{meta.total_mass:.1f} kg, leg length {meta.leg_length:.3f} m"
+    )
     for kind, n in mv.counts().items():
         print(f"  {kind:10s} {n:4d} free parameters")
     if args.verbose:
@@ -86,38 +96,65 @@ def _cmd_simulate(args):
     from .sim.parameters import load_run_parameters
     from .sim.runner import simulate
     from .sim.scenario import Scenario
+
     # every option first, then the output folder and the model: nothing fails after simulating
     pushes = _simulate_options(args)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
     meta = check_model(args.model)
-    params = load_run_parameters(args.params, meta, args.model, args.control_interval,
-                                 fill_defaults=args.fill_defaults)
+    params = load_run_parameters(
+        args.params, meta, args.model, args.control_interval, fill_defaults=args.fill_defaults
+    )
     scenario = Scenario.for_run(
-        args.speed, args.duration, heading_deg=args.heading, turn_rate_deg=args.turn_rate,
-        pushes=pushes, n_random_pushes=args.random_pushes, push_magnitude=args.push_magnitude,
-        seed=args.seed, control_interval=args.control_interval, terminate=not args.no_terminate)
+        args.speed,
+        args.duration,
+        heading_deg=args.heading,
+        turn_rate_deg=args.turn_rate,
+        pushes=pushes,
+        n_random_pushes=args.random_pushes,
+        push_magnitude=args.push_magnitude,
+        seed=args.seed,
+        control_interval=args.control_interval,
+        terminate=not args.no_terminate,
+    )
     terrain = _terrain(args)
-    sim, result = simulate(args.model, scenario, params, meta=meta, terrain=terrain,
-                           source=str(args.params))
-    write_outputs(args.out, sim, result, scenario,
-                  run_settings(scenario, args.params, heading_deg=args.heading,
-                               turn_rate_deg=args.turn_rate, seed=args.seed,
-                               terrain_slope_deg=args.terrain_slope))
+    sim, result = simulate(args.model, scenario, params, meta=meta, terrain=terrain, source=str(args.params))
+    write_outputs(
+        args.out,
+        sim,
+        result,
+        scenario,
+        run_settings(
+            scenario,
+            args.params,
+            heading_deg=args.heading,
+            turn_rate_deg=args.turn_rate,
+            seed=args.seed,
+            terrain_slope_deg=args.terrain_slope,
+        ),
+    )
     print(summary_line(meta.creature, result.summary(scenario), args.out))
 
 
 def _simulate_options(args) -> list:
     """simulate's options checked, one line naming the first bad one; the pushes of --push."""
     from .sim.scenario import MAX_DURATION
+
     _number("--speed", args.speed, "a positive speed (m/s)", lambda v: v > 0)
-    _number("--duration", args.duration, f"a positive duration of at most {MAX_DURATION:g} s",
-            lambda v: 0 < v <= MAX_DURATION)
+    _number(
+        "--duration",
+        args.duration,
+        f"a positive duration of at most {MAX_DURATION:g} s",
+        lambda v: 0 < v <= MAX_DURATION,
+    )
     _number("--heading", args.heading, "a finite angle (deg)")
-    _number("--turn-rate", args.turn_rate, "a turning velocity >= 0 (deg/s; 0: straight)",
-            lambda v: v >= 0)
+    _number("--turn-rate", args.turn_rate, "a turning velocity >= 0 (deg/s; 0: straight)", lambda v: v >= 0)
     _number("--push-magnitude", args.push_magnitude, "a force >= 0 (N)", lambda v: v >= 0)
-    _number("--control-interval", args.control_interval,
-            f"a value in (0, {CONTROL_INTERVAL:g}] (s)", lambda v: 0 < v <= CONTROL_INTERVAL + 1e-12)
+    _number(
+        "--control-interval",
+        args.control_interval,
+        f"a value in (0, {CONTROL_INTERVAL:g}] (s)",
+        lambda v: 0 < v <= CONTROL_INTERVAL + 1e-12,
+    )
     if args.terrain_slope is not None:
         _number("--terrain-slope", args.terrain_slope, "a finite slope (deg)")
     if args.random_pushes < 0:
@@ -130,6 +167,7 @@ def _simulate_options(args) -> list:
 def _push(spec: str):
     """--push START,FX,FZ: a push on the trunk (sim.scenario.Push.parse)."""
     from .sim.scenario import Push
+
     try:
         return Push.parse(spec)
     except ValueError as exc:
@@ -141,6 +179,7 @@ def _terrain(args):
     if args.terrain_slope is None:
         return None
     from .sim.terrain import RampTerrain
+
     try:
         return RampTerrain.for_run(args.terrain_slope, args.speed, args.duration, seed=args.seed)
     except ValueError as exc:
@@ -150,14 +189,24 @@ def _terrain(args):
 
 def _cmd_optimize(args):
     from .optimize.experiment import is_experiment_file
+
     if is_experiment_file(args.creature):
         return _optimize_experiment(args)
     return _optimize_run(args)
 
 
 # the options an experiment file sets itself (it leaves runs.EXPERIMENT_OPTIONS to the caller)
-_EXPERIMENT_SETS = ("speed", "duration", "seed", "sigma", "init", "generations", "objective",
-                    "extra_generations", "stagnation")
+_EXPERIMENT_SETS = (
+    "speed",
+    "duration",
+    "seed",
+    "sigma",
+    "init",
+    "generations",
+    "objective",
+    "extra_generations",
+    "stagnation",
+)
 
 
 def _optimize_experiment(args):
@@ -165,30 +214,45 @@ def _optimize_experiment(args):
     options the file leaves open may be given."""
     from .optimize.experiment import Experiment
     from .optimize.runs import EXPERIMENT_OPTIONS, run_experiment
+
     exp = Experiment.load(args.creature)
     for name in _EXPERIMENT_SETS:
         if getattr(args, name) is not None:
-            raise UsageError(f"--{name.replace('_', '-')}: an experiment file sets it "
-                             f"({exp.path}); edit the file or run the creature without it")
+            raise UsageError(
+                f"--{name.replace('_', '-')}: an experiment file sets it "
+                f"({exp.path}); edit the file or run the creature without it"
+            )
     if args.scale_passive or args.resume:
-        raise UsageError("--scale-passive / --resume: an experiment file has its stages and "
-                         "resumes them by itself; run it again to continue")
+        raise UsageError(
+            "--scale-passive / --resume: an experiment file has its stages and "
+            "resumes them by itself; run it again to continue"
+        )
     given = _given_settings(args)
-    run_experiment(exp, args.out, {k: v for k, v in given.items() if k in EXPERIMENT_OPTIONS},
-                   progress=not args.quiet)
+    run_experiment(
+        exp, args.out, {k: v for k, v in given.items() if k in EXPERIMENT_OPTIONS}, progress=not args.quiet
+    )
 
 
 def _given_settings(args) -> dict:
     """The optimizer settings given on the command line (Settings field names; not given: left
     out, so a new run takes the default and a resumed run its own value)."""
-    given = {"speed": args.speed, "duration": args.duration, "seed": args.seed,
-             "sigma": args.sigma, "init": args.init, "extra_generations": args.extra_generations,
-             "stagnation": args.stagnation, "cpu_limit": args.cpu_limit,
-             "objective": args.objective,
-             "init_other_creature": args.init_from_other_creature or None,
-             "clip_init": args.clip_init or None, "workers": args.workers,
-             "evaluator": args.evaluator, "scheduler": args.scheduler,
-             "wall_backstop": args.wall_backstop}
+    given = {
+        "speed": args.speed,
+        "duration": args.duration,
+        "seed": args.seed,
+        "sigma": args.sigma,
+        "init": args.init,
+        "extra_generations": args.extra_generations,
+        "stagnation": args.stagnation,
+        "cpu_limit": args.cpu_limit,
+        "objective": args.objective,
+        "init_other_creature": args.init_from_other_creature or None,
+        "clip_init": args.clip_init or None,
+        "workers": args.workers,
+        "evaluator": args.evaluator,
+        "scheduler": args.scheduler,
+        "wall_backstop": args.wall_backstop,
+    }
     return {k: v for k, v in given.items() if v is not None}
 
 
@@ -196,6 +260,7 @@ def _optimize_run(args):
     """One optimization: a new run (optimize.runs.start_run) or a resumed one (resume_run)."""
     from .optimize.driver import check_out_dir
     from .optimize.runs import complete_run, resume_run, start_run
+
     given = _given_settings(args)
     if args.generations is not None and args.generations < 1:
         raise UsageError(f"--generations: expected an integer >= 1, got {args.generations}")
@@ -203,14 +268,19 @@ def _optimize_run(args):
     if args.resume:
         if args.scale_passive:
             raise UsageError("--scale-passive: a resumed run keeps the model copy it started with")
-        opt = resume_run(args.creature, args.out, generations=args.generations, requested=given,
-                         progress=not args.quiet)
+        opt = resume_run(
+            args.creature, args.out, generations=args.generations, requested=given, progress=not args.quiet
+        )
     else:
         if args.speed is None:
             raise UsageError("--speed: required for a new run")
-        opt = start_run(args.creature, args.out, _new_run_settings(args, given),
-                        scale_passive=_passive_factors(args.scale_passive),
-                        progress=not args.quiet)
+        opt = start_run(
+            args.creature,
+            args.out,
+            _new_run_settings(args, given),
+            scale_passive=_passive_factors(args.scale_passive),
+            progress=not args.quiet,
+        )
     complete_run(opt)
 
 
@@ -219,9 +289,11 @@ def _new_run_settings(args, given: dict):
     import shlex
 
     from .optimize.driver import Settings
+
     limit = {} if args.generations is None else {"generations": args.generations}
-    return Settings(model="", **given, **limit,
-                    command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]))
+    return Settings(
+        model="", **given, **limit, command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    )
 
 
 def _passive_factors(specs: list[str]) -> dict[str, float]:
@@ -246,8 +318,16 @@ def _time_window(text: str) -> tuple:
     return start, end
 
 
-COMPARISON_FILES = ("comparison.json", "summary.md", "kinematics.png", "kinematics.svg",
-                    "grf.png", "grf.svg", "muscles.png", "muscles.svg")
+COMPARISON_FILES = (
+    "comparison.json",
+    "summary.md",
+    "kinematics.png",
+    "kinematics.svg",
+    "grf.png",
+    "grf.svg",
+    "muscles.png",
+    "muscles.svg",
+)
 
 
 def _cmd_compare(args):
@@ -255,6 +335,7 @@ def _cmd_compare(args):
 
     from .analysis import compare, gait, reference
     from .io_checks import check_output_folder, replace_folder
+
     if args.skip is not None:
         _number("--skip", args.skip, "a time >= 0 (s)", lambda v: v >= 0)
     inputs = [args.run] + list(args.trial or []) + [f for t in args.reference_trial or [] for f in t]
@@ -266,13 +347,15 @@ def _cmd_compare(args):
         skip = args.skip if args.skip is not None else 0.0
     else:
         if args.run is None:
-            raise UsageError("give a simulation folder (musclewalk simulate --out) or --trial "
-                             "MODEL IK GRF LOADS")
+            raise UsageError(
+                "give a simulation folder (musclewalk simulate --out) or --trial MODEL IK GRF LOADS"
+            )
         trial = gait.from_simulation(args.run)
         skip = args.skip if args.skip is not None else 2.0
     refs = [reference.load(r) for r in (args.reference or ["normative"])]
-    refs += [compare.trial_reference(gait.from_opensim_trial(*files))
-             for files in (args.reference_trial or [])]
+    refs += [
+        compare.trial_reference(gait.from_opensim_trial(*files)) for files in (args.reference_trial or [])
+    ]
     ref, others = refs[0], refs[1:]
     sides = ("r", "l") if args.side == "both" else (args.side,)
     holder = {}
@@ -289,21 +372,27 @@ def _cmd_compare(args):
         message = str(exc)
 
         def record(folder):
-            (folder / "comparison.json").write_text(json.dumps(
-                {"trial": trial.name, "error": message, "gps_deg": None,
-                 "spatiotemporal": {}}, indent=1) + "\n")
+            (folder / "comparison.json").write_text(
+                json.dumps(
+                    {"trial": trial.name, "error": message, "gps_deg": None, "spatiotemporal": {}}, indent=1
+                )
+                + "\n"
+            )
             for sheet in ("kinematics", "grf"):
                 compare.failure_sheet(message, folder / sheet)
+
         replace_folder(args.out, record)
         print(f"{trial.name}: {message}; wrote {args.out}/comparison.json")
         return
     r = holder["result"]
     st = r["spatiotemporal"]
     gps = r["gps_deg"]
-    print(f"{trial.name}: {sum(st['cycles'].values())} cycles after {skip:g} s; GPS "
-          f"{'n/a' if gps is None else format(gps, '.1f')} deg against {ref.name}; cadence "
-          f"{st['cadence_steps_per_min']:.0f} steps/min, stance {st['stance_percent']:.0f} %; "
-          f"wrote {args.out}")
+    print(
+        f"{trial.name}: {sum(st['cycles'].values())} cycles after {skip:g} s; GPS "
+        f"{'n/a' if gps is None else format(gps, '.1f')} deg against {ref.name}; cadence "
+        f"{st['cadence_steps_per_min']:.0f} steps/min, stance {st['stance_percent']:.0f} %; "
+        f"wrote {args.out}"
+    )
 
 
 def _cmd_analyze(args):
@@ -311,6 +400,7 @@ def _cmd_analyze(args):
 
     from .analysis.summary import read_run_summary, summarize
     from .io_checks import check_model, check_output_file, write_files_together
+
     _number("--every", args.every, "a positive frame interval (s)", lambda v: v > 0)
     check_output_file(args.out, "-o")
     if args.picture:
@@ -323,22 +413,27 @@ def _cmd_analyze(args):
         start, end = args.window
         lasts = float(run["simulated_time"])
         if start > lasts + 1e-9:
-            raise UsageError(f"--window {start:g},{end:g}: starts after the end of the run "
-                             f"({args.simulation} lasts {lasts:.2f} s)")
+            raise UsageError(
+                f"--window {start:g},{end:g}: starts after the end of the run "
+                f"({args.simulation} lasts {lasts:.2f} s)"
+            )
     result = summarize(args.simulation)
     files = {args.out: (json.dumps(result, indent=1) + "\n").encode()}
     if args.picture:
         from .analysis.filmstrip import filmstrip_png
+
         files[args.picture] = filmstrip_png(args.simulation, every=args.every, window=args.window)
-    write_files_together(files)          # the summary and the picture, or neither
+    write_files_together(files)  # the summary and the picture, or neither
     cot = result["cost_of_transport_J_per_kg_m"]
     freq = result["stride_frequency_Hz"]
-    print(f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
-          f"{result['distance']:.2f} m, speed {result['mean_forward_speed']:.2f} m/s, "
-          f"termination {result['termination_reason'] or 'none'}, cost of transport "
-          f"{'n/a' if cot is None else f'{cot:.2f} J/(kg m)'}, stride frequency "
-          f"{'n/a' if freq is None else f'{freq:.2f} Hz'}; wrote {args.out}"
-          + (f" and {args.picture}" if args.picture else ""))
+    print(
+        f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
+        f"{result['distance']:.2f} m, speed {result['mean_forward_speed']:.2f} m/s, "
+        f"termination {result['termination_reason'] or 'none'}, cost of transport "
+        f"{'n/a' if cot is None else f'{cot:.2f} J/(kg m)'}, stride frequency "
+        f"{'n/a' if freq is None else f'{freq:.2f} Hz'}; wrote {args.out}"
+        + (f" and {args.picture}" if args.picture else "")
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -351,8 +446,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("build", help="build a creature preset (or YAML file) as an .osim model")
     s.add_argument("creature", help="preset name (see 'musclewalk creatures') or a YAML file")
-    s.add_argument("--set", action="append", default=[], metavar="PART.KEY=VALUE",
-                   help="override a template parameter, e.g. --set legs.upper=0.45")
+    s.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="PART.KEY=VALUE",
+        help="override a template parameter, e.g. --set legs.upper=0.45",
+    )
     s.add_argument("-o", "--out", required=True, type=Path, help="output .osim")
     s.add_argument("--picture", type=Path, help="also render a picture (PNG)")
     s.add_argument("--no-validate", action="store_true", help="skip the OpenSim validation")
@@ -366,73 +466,127 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("simulate", help="simulate a model with the controller; writes outputs")
     s.add_argument("model", type=Path, help="model .osim (its .meta.json must lie beside it)")
     s.add_argument("--params", type=Path, help="parameter JSON (controller and initial state)")
-    s.add_argument("--fill-defaults", action="store_true",
-                   help="parameters missing from --params take their defaults (default: refuse)")
+    s.add_argument(
+        "--fill-defaults",
+        action="store_true",
+        help="parameters missing from --params take their defaults (default: refuse)",
+    )
     s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
     s.add_argument("--duration", type=float, required=True, help="simulated time, s")
-    s.add_argument("--out", type=Path, required=True,
-                   help="output folder (an earlier run's folder is replaced as a whole once the "
-                        "simulation has finished)")
+    s.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="output folder (an earlier run's folder is replaced as a whole once the "
+        "simulation has finished)",
+    )
     s.add_argument("--heading", type=float, default=0.0, help="initial target heading, deg")
-    s.add_argument("--turn-rate", type=float, default=0.0,
-                   help="random turns at this turning velocity, deg/s (0: straight)")
-    s.add_argument("--push", action="append", default=[], metavar="START,FX,FZ",
-                   help="push the trunk for 0.2 s with this horizontal force (N), repeatable")
+    s.add_argument(
+        "--turn-rate",
+        type=float,
+        default=0.0,
+        help="random turns at this turning velocity, deg/s (0: straight)",
+    )
+    s.add_argument(
+        "--push",
+        action="append",
+        default=[],
+        metavar="START,FX,FZ",
+        help="push the trunk for 0.2 s with this horizontal force (N), repeatable",
+    )
     s.add_argument("--random-pushes", type=int, default=0, help="number of random pushes")
     s.add_argument("--push-magnitude", type=float, default=100.0, help="random push force, N")
     s.add_argument("--seed", type=int, default=0, help="seed of random pushes and turns")
-    s.add_argument("--terrain-slope", type=float, metavar="DEG",
-                   help="ramps whose slope changes randomly every metre within +-DEG (flat if absent)")
-    s.add_argument("--control-interval", type=float, default=CONTROL_INTERVAL,
-                   help=f"s (<= {CONTROL_INTERVAL:g})")
-    s.add_argument("--no-terminate", action="store_true",
-                   help="do not stop at the paper's termination rules")
+    s.add_argument(
+        "--terrain-slope",
+        type=float,
+        metavar="DEG",
+        help="ramps whose slope changes randomly every metre within +-DEG (flat if absent)",
+    )
+    s.add_argument(
+        "--control-interval", type=float, default=CONTROL_INTERVAL, help=f"s (<= {CONTROL_INTERVAL:g})"
+    )
+    s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
     s.set_defaults(func=_cmd_simulate)
 
     from .optimize.driver import Settings
-    default = Settings(model="", speed=1.0)   # the help shows the optimizer's own defaults
+
+    default = Settings(model="", speed=1.0)  # the help shows the optimizer's own defaults
     s = sub.add_parser("optimize", help="CMA-ES over control, routing, muscles, initial state")
-    s.add_argument("creature", help="preset name, creature YAML, a built .osim, or an experiment "
-                                    "file (config/experiments/*.yaml: creature, objective, "
-                                    "stages; the file sets speed, duration, seed, ...)")
+    s.add_argument(
+        "creature",
+        help="preset name, creature YAML, a built .osim, or an experiment "
+        "file (config/experiments/*.yaml: creature, objective, "
+        "stages; the file sets speed, duration, seed, ...)",
+    )
     s.add_argument("--speed", type=float, help="target forward speed, m/s (required for a new run)")
     s.add_argument("--duration", type=float, help=f"t_max of an evaluation, s (default {default.duration:g})")
-    s.add_argument("--generations", type=int, default=None,
-                   help=f"generation limit (default {default.generations}; on --resume: the run's "
-                        "own limit)")
+    s.add_argument(
+        "--generations",
+        type=int,
+        default=None,
+        help=f"generation limit (default {default.generations}; on --resume: the run's own limit)",
+    )
     s.add_argument("--seed", type=int, help=f"CMA-ES seed, >= 1 (default {default.seed})")
     s.add_argument("--init", help="warm start from an earlier run's best.json")
-    s.add_argument("--init-from-other-creature", action="store_true",
-                   help="allow --init from another creature, or a file with parameters missing "
-                        "(parameters both share carry over, the rest start at their defaults)")
-    s.add_argument("--clip-init", action="store_true",
-                   help="start from the nearest bound where an --init value is outside the "
-                        "bounds (default: refuse)")
+    s.add_argument(
+        "--init-from-other-creature",
+        action="store_true",
+        help="allow --init from another creature, or a file with parameters missing "
+        "(parameters both share carry over, the rest start at their defaults)",
+    )
+    s.add_argument(
+        "--clip-init",
+        action="store_true",
+        help="start from the nearest bound where an --init value is outside the bounds (default: refuse)",
+    )
     s.add_argument("--sigma", type=float, help=f"initial CMA-ES step size (default {default.sigma:g})")
-    s.add_argument("--objective", help="objective: a name in models/objectives/ or a .yaml file "
-                                       f"(default {default.objective}, the paper's eq. 32-37)")
+    s.add_argument(
+        "--objective",
+        help="objective: a name in models/objectives/ or a .yaml file "
+        f"(default {default.objective}, the paper's eq. 32-37)",
+    )
     s.add_argument("--workers", type=int, help=f"worker processes (default {default.workers}: all cores)")
     s.add_argument("--evaluator", choices=["process", "serial", "dask"])
     s.add_argument("--scheduler", help="dask scheduler address (with --evaluator dask)")
-    s.add_argument("--extra-generations", type=int,
-                   help="generations to keep improving once all thresholds are met "
-                        f"(default {default.extra_generations})")
-    s.add_argument("--stagnation", type=int,
-                   help="stop after this many generations without improvement "
-                        f"(default {default.stagnation})")
-    s.add_argument("--cpu-limit", type=float,
-                   help="CPU s per simulated s before an evaluation is penalized as grinding "
-                        f"(default {default.cpu_limit:g}; CPU time of the evaluation, so machine "
-                        "load does not change results)")
-    s.add_argument("--wall-backstop", type=float,
-                   help="wall s without any finished evaluation before the workers are killed "
-                        "as stuck (default 3 x cpu-limit x duration + 600)")
-    s.add_argument("--scale-passive", action="append", default=[], metavar="NAME=FACTOR",
-                   help="continuation stage: multiply a passive gain's initial value and bounds "
-                        "(e.g. spine_flexion=1.5; repeatable); the run's model copy in OUT/model "
-                        "carries the scaled metadata")
-    s.add_argument("--resume", action="store_true",
-                   help="continue from OUT/checkpoint.pkl (settings given must equal the run's)")
+    s.add_argument(
+        "--extra-generations",
+        type=int,
+        help="generations to keep improving once all thresholds are met "
+        f"(default {default.extra_generations})",
+    )
+    s.add_argument(
+        "--stagnation",
+        type=int,
+        help=f"stop after this many generations without improvement (default {default.stagnation})",
+    )
+    s.add_argument(
+        "--cpu-limit",
+        type=float,
+        help="CPU s per simulated s before an evaluation is penalized as grinding "
+        f"(default {default.cpu_limit:g}; CPU time of the evaluation, so machine "
+        "load does not change results)",
+    )
+    s.add_argument(
+        "--wall-backstop",
+        type=float,
+        help="wall s without any finished evaluation before the workers are killed "
+        "as stuck (default 3 x cpu-limit x duration + 600)",
+    )
+    s.add_argument(
+        "--scale-passive",
+        action="append",
+        default=[],
+        metavar="NAME=FACTOR",
+        help="continuation stage: multiply a passive gain's initial value and bounds "
+        "(e.g. spine_flexion=1.5; repeatable); the run's model copy in OUT/model "
+        "carries the scaled metadata",
+    )
+    s.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue from OUT/checkpoint.pkl (settings given must equal the run's)",
+    )
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--out", type=Path, required=True, help="run directory")
     s.set_defaults(func=_cmd_optimize)
@@ -442,32 +596,60 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--out", type=Path, required=True, help="summary JSON")
     s.add_argument("--picture", type=Path, help="side-view filmstrip PNG of the gait")
     s.add_argument("--every", type=float, default=0.1, help="filmstrip frame interval, s")
-    s.add_argument("--window", type=_time_window, metavar="START,END",
-                   help="draw only this time window, s (default: the whole run; START must lie "
-                        "within the run, END is clipped to its end)")
+    s.add_argument(
+        "--window",
+        type=_time_window,
+        metavar="START,END",
+        help="draw only this time window, s (default: the whole run; START must lie "
+        "within the run, END is clipped to its end)",
+    )
     s.set_defaults(func=_cmd_analyze)
 
-    s = sub.add_parser("compare", help="a gait against human reference data (gait cycles, "
-                                       "clinical angles, GRF, spatiotemporal, GPS)")
+    s = sub.add_parser(
+        "compare",
+        help="a gait against human reference data (gait cycles, clinical angles, GRF, spatiotemporal, GPS)",
+    )
     s.add_argument("run", type=Path, nargs="?", help="folder written by 'musclewalk simulate'")
-    s.add_argument("--trial", nargs=4, type=Path, metavar=("MODEL", "IK", "GRF", "LOADS"),
-                   help="a lab trial instead: .osim model, IK .mot, GRF .mot, ExternalLoads .xml")
+    s.add_argument(
+        "--trial",
+        nargs=4,
+        type=Path,
+        metavar=("MODEL", "IK", "GRF", "LOADS"),
+        help="a lab trial instead: .osim model, IK .mot, GRF .mot, ExternalLoads .xml",
+    )
     s.add_argument("--body-mass", type=float, help="kg, for --trial (default: the model's mass)")
-    s.add_argument("--reference", action="append",
-                   help="normative (default: gaitutils' normative data) or a CSV with columns "
-                        "variable, percent, mean, sd; repeatable: the first is the one scored in "
-                        "full, the others are drawn and get their own GPS")
-    s.add_argument("--reference-trial", nargs=4, type=Path, action="append",
-                   metavar=("MODEL", "IK", "GRF", "LOADS"),
-                   help="a measured trial as a further reference (its cycles' mean and SD)")
+    s.add_argument(
+        "--reference",
+        action="append",
+        help="normative (default: gaitutils' normative data) or a CSV with columns "
+        "variable, percent, mean, sd; repeatable: the first is the one scored in "
+        "full, the others are drawn and get their own GPS",
+    )
+    s.add_argument(
+        "--reference-trial",
+        nargs=4,
+        type=Path,
+        action="append",
+        metavar=("MODEL", "IK", "GRF", "LOADS"),
+        help="a measured trial as a further reference (its cycles' mean and SD)",
+    )
     s.add_argument("--side", choices=["r", "l", "both"], default="both")
-    s.add_argument("--skip", type=float,
-                   help="s of start-up left out (default 2 for a simulation, 0 for a trial)")
-    s.add_argument("-o", "--out", type=Path, required=True,
-                   help="folder for comparison.json, summary.md, kinematics.png/svg, grf.png/svg")
-    s.add_argument("--record-failure", action="store_true",
-                   help="when the trial has no complete gait cycle, write comparison.json with "
-                        "the reason and sheets saying so (exit 0) instead of failing (workflows)")
+    s.add_argument(
+        "--skip", type=float, help="s of start-up left out (default 2 for a simulation, 0 for a trial)"
+    )
+    s.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        required=True,
+        help="folder for comparison.json, summary.md, kinematics.png/svg, grf.png/svg",
+    )
+    s.add_argument(
+        "--record-failure",
+        action="store_true",
+        help="when the trial has no complete gait cycle, write comparison.json with "
+        "the reason and sheets saying so (exit 0) instead of failing (workflows)",
+    )
     s.set_defaults(func=_cmd_compare)
 
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
@@ -487,7 +669,7 @@ def main(argv=None) -> int:
         return 130
     except (UsageError, ValueError, KeyError, OSError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        line = " ".join(str(msg).split()) or type(exc).__name__       # always one line
+        line = " ".join(str(msg).split()) or type(exc).__name__  # always one line
         print(f"musclewalk {args.command}: error: {line}", file=sys.stderr)
         return 2
     return 0

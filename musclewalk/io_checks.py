@@ -3,6 +3,7 @@ a broken model is one clear error naming the file, and never a result lost after
 simulation: output paths (not a directory where a file is meant, a writable folder), the .osim
 model (well-formed XML, and the components its metadata names), and writing several files
 together (all or none). No OpenSim here: lxml only."""
+
 from __future__ import annotations
 
 import os
@@ -55,24 +56,29 @@ def check_output_folder(path, option: str, owned_names, keep=()) -> Path:
     path = Path(path)
     if path.exists() and not path.is_dir():
         raise OutputError(f"{path}: {option} exists and is not a directory")
-    root = path.resolve()                  # where replace_folder works (a symlink's target)
+    root = path.resolve()  # where replace_folder works (a symlink's target)
     check_writable_folder(root.parent, f"{path}: {option}")
     if path.is_dir():
         if not os.access(path, os.W_OK | os.X_OK):
             raise OutputError(f"{path}: {option} is a read-only directory")
         cwd = Path.cwd().resolve()
         if root == cwd or root in cwd.parents:
-            raise OutputError(f"{path}: {option} is (or holds) the current directory, which the "
-                              "run would replace as a whole; give a folder below it")
+            raise OutputError(
+                f"{path}: {option} is (or holds) the current directory, which the "
+                "run would replace as a whole; give a folder below it"
+            )
         names = {p.name for p in path.iterdir()}
         if names and RUN_MARKER not in names and not names <= set(owned_names):
-            raise OutputError(f"{path}: {option} is a directory that musclewalk did not write "
-                              f"(no {RUN_MARKER} in it, and files other than its outputs); it "
-                              "would be replaced as a whole, choose a new or empty folder")
+            raise OutputError(
+                f"{path}: {option} is a directory that musclewalk did not write "
+                f"(no {RUN_MARKER} in it, and files other than its outputs); it "
+                "would be replaced as a whole, choose a new or empty folder"
+            )
         for f in keep:
             if f is not None and root in Path(f).resolve().parents:
-                raise OutputError(f"{path}: {option} contains the input {f}, which replacing the "
-                                  "folder would delete")
+                raise OutputError(
+                    f"{path}: {option} contains the input {f}, which replacing the folder would delete"
+                )
     return path
 
 
@@ -81,13 +87,13 @@ def _exchange(a: Path, b: Path) -> bool:
     try:
         import ctypes
         import errno
+
         libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
     except (OSError, AttributeError):
         return False
     at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(str(a)), at_fdcwd, os.fsencode(str(b)),
-                 rename_exchange) == 0:
+    if renameat2(at_fdcwd, os.fsencode(str(a)), at_fdcwd, os.fsencode(str(b)), rename_exchange) == 0:
         return True
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):
@@ -101,25 +107,26 @@ def replace_folder(out_dir, fill) -> Path:
     allows). A failure or interrupt leaves the old folder as it was; afterwards no file of the
     old folder remains."""
     import shutil
-    out_dir = Path(out_dir).resolve()          # a symlink's target is replaced, not the link
+
+    out_dir = Path(out_dir).resolve()  # a symlink's target is replaced, not the link
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
     old, placed = None, False
     try:
         fill(tmp)
-        (tmp / RUN_MARKER).write_text("written by musclewalk; the folder is replaced as a whole "
-                                      "by the next run into it\n")
+        (tmp / RUN_MARKER).write_text(
+            "written by musclewalk; the folder is replaced as a whole by the next run into it\n"
+        )
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o777 & ~umask)            # mkdtemp creates 0700 folders
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp creates 0700 folders
         if not out_dir.exists():
             os.rename(tmp, out_dir)
         elif _exchange(tmp, out_dir):
-            old = tmp                            # now holds the old folder's files
+            old = tmp  # now holds the old folder's files
         else:
-            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old",
-                                        dir=out_dir.parent))
-            os.rename(out_dir, old)              # replaces the empty folder `old`
+            old = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
+            os.rename(out_dir, old)  # replaces the empty folder `old`
             try:
                 os.rename(tmp, out_dir)
             except BaseException:
@@ -163,6 +170,7 @@ def parse_model_file(path):
     """The .osim's XML tree, strictly parsed: a truncated or corrupt file is a ValueError naming
     the file (before OpenSim sees it)."""
     from lxml import etree
+
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: model file not found")
@@ -172,8 +180,9 @@ def parse_model_file(path):
         tree = etree.parse(str(path), etree.XMLParser(huge_tree=True))
     except etree.XMLSyntaxError as exc:
         what = exc.msg.split(" line ")[0]
-        raise ValueError(f"{path}: not a readable OpenSim model: truncated or corrupt XML at line "
-                         f"{exc.lineno} ({what})") from None
+        raise ValueError(
+            f"{path}: not a readable OpenSim model: truncated or corrupt XML at line {exc.lineno} ({what})"
+        ) from None
     except OSError as exc:
         raise ValueError(f"{path}: cannot read the model file ({exc})") from None
     root = tree.getroot()
@@ -192,6 +201,7 @@ def model_mismatches(tree, meta: ModelMeta) -> dict[str, list[str]]:
         ROOT_COORDINATES,
         SMOOTH_CONTACT_PREFIX,
     )
+
     model = tree.getroot().find("Model")
 
     def names(xpath):
@@ -205,26 +215,38 @@ def model_mismatches(tree, meta: ModelMeta) -> dict[str, list[str]]:
             missing.setdefault(kind, []).extend(gone)
 
     lack("body", [b.name for b in meta.bodies], names("BodySet/objects/Body"))
-    lack("coordinate", [c[0] for c in ROOT_COORDINATES]
-         + [c for j in meta.joints for c in j.coordinates],
-         names(".//Coordinate"))
-    muscles = {m.get("name"): m
-               for m in model.xpath("ForceSet/objects/Millard2012EquilibriumMuscle")}
+    lack(
+        "coordinate",
+        [c[0] for c in ROOT_COORDINATES] + [c for j in meta.joints for c in j.coordinates],
+        names(".//Coordinate"),
+    )
+    muscles = {m.get("name"): m for m in model.xpath("ForceSet/objects/Millard2012EquilibriumMuscle")}
     lack("muscle", [m.name for m in meta.muscles], muscles)
     for m in meta.muscles:
         if m.name in muscles:
-            lack("path point", [f"{m.name}/{p.name}" for p in m.points],
-                 {f"{m.name}/{p.get('name')}" for p in muscles[m.name].iter("PathPoint")})
-    lack("spring", [t for e in meta.passive for t in e.targets],
-         names("ForceSet/objects/SpringGeneralizedForce"))
-    lack("contact sphere", [c.name for c in meta.contacts],
-         names("ContactGeometrySet/objects/ContactSphere"))
+            lack(
+                "path point",
+                [f"{m.name}/{p.name}" for p in m.points],
+                {f"{m.name}/{p.get('name')}" for p in muscles[m.name].iter("PathPoint")},
+            )
+    lack(
+        "spring",
+        [t for e in meta.passive for t in e.targets],
+        names("ForceSet/objects/SpringGeneralizedForce"),
+    )
+    lack("contact sphere", [c.name for c in meta.contacts], names("ContactGeometrySet/objects/ContactSphere"))
     if meta.physics is not None and meta.physics.contact.model == "exponential":
-        lack("contact force", [f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}" for c in meta.contacts],
-             names("ForceSet/objects/ExponentialContactForce"))
+        lack(
+            "contact force",
+            [f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}" for c in meta.contacts],
+            names("ForceSet/objects/ExponentialContactForce"),
+        )
     else:
-        lack("contact force", [f"{SMOOTH_CONTACT_PREFIX}{c.name}" for c in meta.contacts],
-             names("ForceSet/objects/SmoothSphereHalfSpaceForce"))
+        lack(
+            "contact force",
+            [f"{SMOOTH_CONTACT_PREFIX}{c.name}" for c in meta.contacts],
+            names("ForceSet/objects/SmoothSphereHalfSpaceForce"),
+        )
     lack("controller", [CONTROLLER_NAME], names("ControllerSet/objects/PrescribedController"))
     n_meta = len(meta.muscles)
     if len(muscles) != n_meta and "muscle" not in missing:
@@ -250,14 +272,17 @@ def check_model(path, meta: ModelMeta | None = None) -> ModelMeta:
     naming the file: a truncated or corrupt .osim, missing or unreadable metadata, or a model
     and metadata that do not belong together (e.g. an OpenSim model musclewalk did not build)."""
     from .model.meta import load_meta, meta_path
+
     tree = parse_model_file(path)
     meta = load_meta(path) if meta is None else meta
     missing = model_mismatches(tree, meta)
     if missing:
-        raise ValueError(f"{path}: the model does not match its metadata {meta_path(path)} "
-                         f"(of '{meta.creature}'): {describe_mismatches(missing)}; "
-                         "use a model and the .meta.json "
-                         "'musclewalk build' wrote with it")
+        raise ValueError(
+            f"{path}: the model does not match its metadata {meta_path(path)} "
+            f"(of '{meta.creature}'): {describe_mismatches(missing)}; "
+            "use a model and the .meta.json "
+            "'musclewalk build' wrote with it"
+        )
     return meta
 
 
@@ -265,6 +290,7 @@ def read_yaml(path, error: type[Exception], what: str):
     """The data of a YAML input file, or ``error`` naming the file when it is missing or not
     YAML (``what``: e.g. "objective file")."""
     import yaml
+
     path = Path(path)
     try:
         return yaml.safe_load(path.read_text())

@@ -1,4 +1,5 @@
 """Import OpenSim quietly: warnings only, and no ``opensim.log`` in the working directory."""
+
 from __future__ import annotations
 
 _osim = None
@@ -8,6 +9,7 @@ def import_opensim():
     global _osim
     if _osim is None:
         import opensim
+
         opensim.Logger.setLevelString("warn")
         opensim.Logger.removeFileSink()
         _osim = opensim

@@ -10,8 +10,12 @@ PRESETS = ["HumanLegs", "Human", "Ostrich", "LongNeck", "LongLegs"]
 # `pytest -m "not slow"`: the tests that need neither OpenSim, nor Snakemake, nor a subprocess
 # (pure numpy: controller, measures, objective arithmetic) run in seconds. Every other test is
 # marked slow: those outside the pure modules, and those inside that use a built model.
-PURE_MODULES = ("tests/control", "tests/measures/test_events.py",
-                "tests/measures/test_metabolics.py", "tests/measures/test_objective.py")
+PURE_MODULES = (
+    "tests/control",
+    "tests/measures/test_events.py",
+    "tests/measures/test_metabolics.py",
+    "tests/measures/test_objective.py",
+)
 MODEL_FIXTURES = {"built_models", "humanlegs_osim", "small_settings", "models_copy"}
 
 
@@ -27,6 +31,7 @@ def pytest_collection_modifyitems(config, items):
 def built_models(tmp_path_factory):
     """All presets built once per test session: name -> .osim path."""
     from musclewalk.model.build import build_creature
+
     out = tmp_path_factory.mktemp("models")
     paths = {}
     for name in PRESETS:
@@ -40,12 +45,14 @@ def built_models(tmp_path_factory):
 def one_error(capfd):
     """one_error(exit_code, expected=2): the one line a command printed on stderr for bad input,
     after checking the exit code, that it is one line and no traceback."""
+
     def read(code, expected=2):
         err = capfd.readouterr().err
         assert code == expected, err
         lines = err.strip().splitlines()
         assert len(lines) == 1 and "Traceback" not in err, err
         return lines[0]
+
     return read
 
 
@@ -58,6 +65,7 @@ def humanlegs_osim(built_models):
 def models_copy(tmp_path, monkeypatch):
     """A private copy of models/ (creatures, templates, physics) that a test may break."""
     import shutil
+
     dst = tmp_path / "models"
     shutil.copytree(REPO / "models" / "creatures", dst / "creatures")
     shutil.copytree(REPO / "models" / "templates", dst / "templates")
@@ -74,6 +82,7 @@ def make_read_only():
     test where neither works."""
     import shutil
     import subprocess
+
     made = []
 
     def make(folder):

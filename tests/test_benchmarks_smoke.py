@@ -1,5 +1,6 @@
 """The benchmark scripts still run against the current package (tiny settings; the real
 measurements take minutes)."""
+
 import importlib.util
 import sys
 from pathlib import Path
@@ -12,30 +13,43 @@ REPO = Path(__file__).resolve().parents[1]
 def _load(name):
     spec = importlib.util.spec_from_file_location(f"bench_{name}", REPO / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # dataclasses look their module up there
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
 def test_simulation_speed_smoke(capfd):
     bench = _load("simulation_speed")
-    bench.main(["--runs", str(REPO / "models/optimized/HumanLegs-walk-1.3"),
-                "--duration", "0.05", "--rounds", "1"])
+    bench.main(
+        ["--runs", str(REPO / "models/optimized/HumanLegs-walk-1.3"), "--duration", "0.05", "--rounds", "1"]
+    )
     out = capfd.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("HumanLegs-walk-1.3 "))
     # termination, simulated time, closed loop, steps/s, realizations/s, python share, replay
     fields = row.replace("|", " ").split()
     assert fields[2] == "none" and float(fields[3]) == pytest.approx(0.05)
-    assert fields[5].isdigit() and fields[6].isdigit(), row       # integrator statistics parsed
+    assert fields[5].isdigit() and fields[6].isdigit(), row  # integrator statistics parsed
     assert fields[9].isdigit() and fields[10].isdigit(), row
-    assert "[info]" not in out                                    # the OpenSim log stayed out
+    assert "[info]" not in out  # the OpenSim log stayed out
     assert "WARNING" not in out
 
 
 def test_optimization_throughput_smoke(capfd):
     bench = _load("optimization_throughput")
-    bench.main(["--creature", "HumanLegs", "--init", "none", "--popsize", "2",
-                "--duration", "0.05", "--workers", "1"])
+    bench.main(
+        [
+            "--creature",
+            "HumanLegs",
+            "--init",
+            "none",
+            "--popsize",
+            "2",
+            "--duration",
+            "0.05",
+            "--workers",
+            "1",
+        ]
+    )
     out = capfd.readouterr().out
     assert "2 evaluations in" in out and "evaluations/min" in out
     assert "per-evaluation overhead" in out
@@ -43,11 +57,23 @@ def test_optimization_throughput_smoke(capfd):
 
 def test_physics_alternatives_smoke(capfd):
     bench = _load("physics_alternatives")
-    bench.main(["--runs", str(REPO / "models/optimized/HumanLegs-walk-1.3"),
-                "--duration", "0.05", "--variants", "fixed-1ms", "rigid-tendons"])
+    bench.main(
+        [
+            "--runs",
+            str(REPO / "models/optimized/HumanLegs-walk-1.3"),
+            "--duration",
+            "0.05",
+            "--variants",
+            "fixed-1ms",
+            "rigid-tendons",
+        ]
+    )
     out = capfd.readouterr().out
-    rows = {line.split()[0]: line.split() for line in out.splitlines()
-            if line.startswith(("baseline ", "fixed-1ms ", "rigid-tendons "))}
+    rows = {
+        line.split()[0]: line.split()
+        for line in out.splitlines()
+        if line.startswith(("baseline ", "fixed-1ms ", "rigid-tendons "))
+    }
     assert set(rows) == {"baseline", "fixed-1ms", "rigid-tendons"}
-    assert "h=1ms" in rows["fixed-1ms"] and float(rows["fixed-1ms"][-3]) == 1000   # steps/s
+    assert "h=1ms" in rows["fixed-1ms"] and float(rows["fixed-1ms"][-3]) == 1000  # steps/s
     assert "adds 8 rigid tendons" in out

@@ -1,4 +1,6 @@
-"""ruff (configured in pyproject.toml) finds nothing: lint runs with the tests, in CI too."""
+"""ruff (configured in pyproject.toml) finds nothing and the code is formatted as `ruff format`
+writes it: lint and the format check run with the tests, in CI too."""
+
 import shutil
 import subprocess
 import sys
@@ -9,12 +11,33 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_ruff_finds_nothing():
+def _need_ruff():
     try:
         import ruff  # noqa: F401
     except ImportError:
         if shutil.which("ruff") is None:
             pytest.skip("ruff is not installed (pip install -e '.[test]' installs it)")
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "--output-format", "concise",
-                             str(REPO)], capture_output=True, text=True, timeout=120)
+
+
+def test_ruff_finds_nothing():
+    _need_ruff()
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--output-format", "concise", str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-1000:]
+
+
+def test_the_code_is_formatted():
+    _need_ruff()
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", str(REPO)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, (
+        result.stdout[-3000:] + result.stderr[-1000:] + "\nrun `ruff format .` to format"
+    )

@@ -7,6 +7,7 @@ segment frames differ between models and labs), Pearson r, mean |z| and the shar
 within 1 and 2 reference SD, range of motion and peaks with their timing. Overall: the Gait
 Profile Score (RMS of the nine GVS of a side; both sides: RMS of all 18), vertical GRF peaks and
 valley (body weights, % of the cycle), the spatiotemporal table next to the reference norms."""
+
 from __future__ import annotations
 
 import json
@@ -33,7 +34,7 @@ def curve_metrics(curve, ref_mean, ref_sd) -> dict:
     diff = curve - ref_mean
     z = np.abs(diff) / np.maximum(ref_sd, 1e-9)
     return {
-        "rmse_deg": float(np.sqrt(np.mean(diff ** 2))),
+        "rmse_deg": float(np.sqrt(np.mean(diff**2))),
         "rmse_offset_removed_deg": float(np.sqrt(np.mean((diff - diff.mean()) ** 2))),
         "mean_offset_deg": float(diff.mean()),
         "r": _pearson(curve, ref_mean),
@@ -42,7 +43,8 @@ def curve_metrics(curve, ref_mean, ref_sd) -> dict:
         "percent_within_2sd": float(100.0 * np.mean(z <= 2.0)),
         "range_of_motion_deg": float(curve.max() - curve.min()),
         "reference_range_of_motion_deg": float(ref_mean.max() - ref_mean.min()),
-        "peak_deg": float(curve.max()), "peak_percent": float(PERCENT[int(np.argmax(curve))]),
+        "peak_deg": float(curve.max()),
+        "peak_percent": float(PERCENT[int(np.argmax(curve))]),
         "reference_peak_deg": float(ref_mean.max()),
         "reference_peak_percent": float(PERCENT[int(np.argmax(ref_mean))]),
     }
@@ -58,15 +60,20 @@ def vgrf_features(curve) -> dict:
     """First peak (0-35 %), valley (between the peaks) and second peak (35-62 %) of a vertical GRF
     curve in body weights over the cycle."""
     curve = np.asarray(curve, float)
-    first = (PERCENT <= 35.0)
+    first = PERCENT <= 35.0
     second = (PERCENT > 35.0) & (PERCENT <= 62.0)
     i1 = int(np.argmax(np.where(first, curve, -np.inf)))
     i2 = int(np.argmax(np.where(second, curve, -np.inf)))
     lo, hi = sorted((i1, i2))
-    iv = lo + int(np.argmin(curve[lo:hi + 1])) if hi > lo else lo
-    return {"peak1_bw": float(curve[i1]), "peak1_percent": float(PERCENT[i1]),
-            "valley_bw": float(curve[iv]), "valley_percent": float(PERCENT[iv]),
-            "peak2_bw": float(curve[i2]), "peak2_percent": float(PERCENT[i2])}
+    iv = lo + int(np.argmin(curve[lo : hi + 1])) if hi > lo else lo
+    return {
+        "peak1_bw": float(curve[i1]),
+        "peak1_percent": float(PERCENT[i1]),
+        "valley_bw": float(curve[iv]),
+        "valley_percent": float(PERCENT[iv]),
+        "peak2_bw": float(curve[i2]),
+        "peak2_percent": float(PERCENT[i2]),
+    }
 
 
 def emg_map() -> dict:
@@ -74,6 +81,7 @@ def emg_map() -> dict:
     import yaml
 
     from ..model.template import models_dir
+
     path = models_dir() / "emg_map.yaml"
     try:
         data = yaml.safe_load(path.read_text()) or {}
@@ -84,7 +92,7 @@ def emg_map() -> dict:
     return data
 
 
-ON_LEVEL = 0.5     # a muscle is "on" above half of its envelope's maximum (activation and EMG)
+ON_LEVEL = 0.5  # a muscle is "on" above half of its envelope's maximum (activation and EMG)
 
 
 def activation_metrics(envelope, emg, max_shift: float = 10.0) -> dict:
@@ -102,10 +110,15 @@ def activation_metrics(envelope, emg, max_shift: float = 10.0) -> dict:
         if r is not None and (best is None or r > best):
             best, best_shift = r, 100.0 * k / n
     on_act, on_emg = scaled >= ON_LEVEL, emg / max(emg.max(), 1e-12) >= ON_LEVEL
-    return {"r": _pearson(scaled, emg), "best_r_within_shift": best,
-            "best_shift_percent": best_shift, "peak_activation": float(envelope.max()),
-            "on_periods_percent": _periods(on_act), "emg_on_periods_percent": _periods(on_emg),
-            "on_off_agreement_percent": float(100.0 * np.mean(on_act == on_emg))}
+    return {
+        "r": _pearson(scaled, emg),
+        "best_r_within_shift": best,
+        "best_shift_percent": best_shift,
+        "peak_activation": float(envelope.max()),
+        "on_periods_percent": _periods(on_act),
+        "emg_on_periods_percent": _periods(on_emg),
+        "on_off_agreement_percent": float(100.0 * np.mean(on_act == on_emg)),
+    }
 
 
 def _periods(on) -> list[list[float]]:
@@ -135,22 +148,32 @@ def trial_reference(trial: gait.Trial, skip: float = 0.0, side: str = "both") ->
             curves[variable] = (rows.mean(axis=0), rows.std(axis=0))
     if not curves:
         raise gait.GaitError(f"{trial.name}: no complete gait cycle to use as a reference")
-    return reference.Reference(f"{trial.name} ({sum(c.side in sides for c in cycles)} cycles)",
-                               str(trial.source.get("ik", trial.name)), curves, {})
+    return reference.Reference(
+        f"{trial.name} ({sum(c.side in sides for c in cycles)} cycles)",
+        str(trial.source.get("ik", trial.name)),
+        curves,
+        {},
+    )
 
 
-def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r", "l"),
-            others=()) -> dict:
+def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r", "l"), others=()) -> dict:
     """The trial against ``ref`` (all metrics) and against each of ``others`` (curve metrics
     and GPS, under other_references)."""
     cycles = gait.gait_cycles(trial, skip=skip)
     counted = [c for c in cycles if c.side in sides]
     if not counted:
         raise gait.GaitError(f"{trial.name}: no complete gait cycle after {skip:g} s")
-    out = {"trial": trial.name, "source": trial.source | {"segments": None},
-           "reference": {"name": ref.name, "source": ref.source}, "skip_s": skip,
-           "body_mass_kg": trial.body_mass, "sides": list(sides), "variables": {},
-           "curves": {}, "vgrf": {}}
+    out = {
+        "trial": trial.name,
+        "source": trial.source | {"segments": None},
+        "reference": {"name": ref.name, "source": ref.source},
+        "skip_s": skip,
+        "body_mass_kg": trial.body_mass,
+        "sides": list(sides),
+        "variables": {},
+        "curves": {},
+        "vgrf": {},
+    }
     all_gvs = {}
     for side in sides:
         if not any(c.side == side for c in cycles):
@@ -159,8 +182,11 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
         for variable in CURVES:
             rows = gait.normalized(trial, cycles, side, variable)
             mean, sd = rows.mean(axis=0), rows.std(axis=0)
-            out["curves"][f"{side}.{variable}"] = {"mean": mean.tolist(), "sd": sd.tolist(),
-                                                   "cycles": len(rows)}
+            out["curves"][f"{side}.{variable}"] = {
+                "mean": mean.tolist(),
+                "sd": sd.tolist(),
+                "cycles": len(rows),
+            }
             if variable in ref.curves:
                 metrics = curve_metrics(mean, *ref.curves[variable])
                 out["variables"][f"{side}.{variable}"] = metrics
@@ -169,13 +195,17 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
         all_gvs.update({f"{side}.{k}": v for k, v in gvs.items()})
         out[f"gps_{side}_deg"] = gait_profile_score(gvs)
         rows = gait.normalized_vgrf(trial, cycles, side)
-        out["vgrf"][side] = {"mean": rows.mean(axis=0).tolist(), "sd": rows.std(axis=0).tolist(),
-                             **vgrf_features(rows.mean(axis=0))}
+        out["vgrf"][side] = {
+            "mean": rows.mean(axis=0).tolist(),
+            "sd": rows.std(axis=0).tolist(),
+            **vgrf_features(rows.mean(axis=0)),
+        }
     out["gps_deg"] = gait_profile_score(all_gvs)
     # Movement Analysis Profile: the GVS of each variable over the sides compared
-    out["map_deg"] = {v: gait_profile_score({s: all_gvs[f"{s}.{v}"] for s in sides
-                                            if f"{s}.{v}" in all_gvs})
-                      for v in CURVES}
+    out["map_deg"] = {
+        v: gait_profile_score({s: all_gvs[f"{s}.{v}"] for s in sides if f"{s}.{v}" in all_gvs})
+        for v in CURVES
+    }
     out["muscles"] = {}
     if trial.activations and ref.emg:
         for muscle, channel in emg_map().items():
@@ -185,8 +215,11 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
                     continue
                 rows = gait.normalized_activation(trial, cycles, name, side, len(ref.emg[key]))
                 if len(rows):
-                    out["muscles"][name] = {"channel": key, "mean": rows.mean(axis=0).tolist(),
-                                            **activation_metrics(rows.mean(axis=0), ref.emg[key])}
+                    out["muscles"][name] = {
+                        "channel": key,
+                        "mean": rows.mean(axis=0).tolist(),
+                        **activation_metrics(rows.mean(axis=0), ref.emg[key]),
+                    }
     out["spatiotemporal"] = gait.spatiotemporal(trial, counted)
     out["spatiotemporal_reference"] = ref.scalars
     out["other_references"] = {}
@@ -199,18 +232,23 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
                     m = curve_metrics(out["curves"][key]["mean"], *other.curves[variable])
                     variables[key] = m
                     gvs[key] = m["rmse_deg"]
-        out["other_references"][other.name] = {"source": other.source, "variables": variables,
-                                               "gps_deg": gait_profile_score(gvs)}
-    out["cycles"] = [{"side": c.side, "start_s": c.start, "end_s": c.end,
-                      "foot_off_percent": c.percent(c.foot_off)} for c in cycles]
+        out["other_references"][other.name] = {
+            "source": other.source,
+            "variables": variables,
+            "gps_deg": gait_profile_score(gvs),
+        }
+    out["cycles"] = [
+        {"side": c.side, "start_s": c.start, "end_s": c.end, "foot_off_percent": c.percent(c.foot_off)}
+        for c in cycles
+    ]
     return out
 
 
 # ---------------------------------------------------------------------------------- figures
-def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path,
-                     others=()) -> list[Path]:
+def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path, others=()) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(11, 9), dpi=110)
     FigureCanvasAgg(fig)
     colours = {"r": "#c0392b", "l": "#2471a3"}
@@ -239,10 +277,15 @@ def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path,
             metrics = result["variables"].get(key)
             if metrics:
                 r = metrics["r"]
-                ax.text(0.02, 0.97 - 0.1 * result["sides"].index(side),
-                        f"{side}: RMSE {metrics['rmse_deg']:.1f}°, r "
-                        + ("n/a" if r is None else f"{r:.2f}"),
-                        transform=ax.transAxes, va="top", fontsize=7, color=colours[side])
+                ax.text(
+                    0.02,
+                    0.97 - 0.1 * result["sides"].index(side),
+                    f"{side}: RMSE {metrics['rmse_deg']:.1f}°, r " + ("n/a" if r is None else f"{r:.2f}"),
+                    transform=ax.transAxes,
+                    va="top",
+                    fontsize=7,
+                    color=colours[side],
+                )
         ax.set_title(LABELS[variable], fontsize=9)
         ax.set_xlim(0, 100)
         ax.tick_params(labelsize=7)
@@ -253,8 +296,9 @@ def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path,
         if i == 0:
             ax.legend(fontsize=6, loc="lower left")
     gps = result.get("gps_deg")
-    fig.suptitle(f"{result['trial']} vs {ref.name}: GPS "
-                 + ("n/a" if gps is None else f"{gps:.1f}°"), fontsize=11)
+    fig.suptitle(
+        f"{result['trial']} vs {ref.name}: GPS " + ("n/a" if gps is None else f"{gps:.1f}°"), fontsize=11
+    )
     fig.tight_layout()
     return _save(fig, path_base)
 
@@ -262,6 +306,7 @@ def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path,
 def grf_sheet(result: dict, path_base: Path) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(5, 3.4), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
@@ -283,6 +328,7 @@ def failure_sheet(message: str, path_base: Path) -> list[Path]:
     that a workflow's report has a picture in its place."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=(6, 1.6), dpi=110)
     FigureCanvasAgg(fig)
     fig.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10)
@@ -293,6 +339,7 @@ def _save(fig, path_base: Path) -> list[Path]:
     import io
 
     from ..model.osim import write_atomic
+
     paths = []
     for ext in ("png", "svg"):
         buf = io.BytesIO()
@@ -307,6 +354,7 @@ def muscle_sheet(result: dict, ref: reference.Reference, path_base: Path) -> lis
     """Activation envelopes (right side, scaled to their maximum) against the EMG envelopes."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
+
     muscles = [m for m in result["muscles"] if m.endswith("_r")] or list(result["muscles"])
     cols = 4
     rows = max(1, math.ceil(len(muscles) / cols))
@@ -319,8 +367,7 @@ def muscle_sheet(result: dict, ref: reference.Reference, path_base: Path) -> lis
         x = np.linspace(0, 100, len(emg))
         ax.fill_between(x, 0, emg, color="0.82", lw=0, label=f"EMG {m['channel']}")
         act = np.array(m["mean"])
-        ax.plot(x, act / act.max() if act.max() > 0 else act, color="#c0392b",
-                label="activation / max")
+        ax.plot(x, act / act.max() if act.max() > 0 else act, color="#c0392b", label="activation / max")
         r = m["r"]
         ax.set_title(f"{name}: r " + ("n/a" if r is None else f"{r:.2f}"), fontsize=9)
         ax.set_xlim(0, 100)
@@ -335,43 +382,64 @@ def muscle_sheet(result: dict, ref: reference.Reference, path_base: Path) -> lis
 def summary_markdown(result: dict) -> str:
     st, ref = result["spatiotemporal"], result["spatiotemporal_reference"]
     fmt = lambda v, f=".2f": "n/a" if v is None else format(v, f)
-    lines = [f"# {result['trial']} against {result['reference']['name']}", "",
-             f"Gait Profile Score {fmt(result['gps_deg'], '.1f')}° (right "
-             f"{fmt(result.get('gps_r_deg'), '.1f')}°, left {fmt(result.get('gps_l_deg'), '.1f')}°; "
-             f"cycles after {result['skip_s']:g} s: {st.get('cycles')})", "",
-             "| variable | side | RMSE ° | RMSE offset removed ° | r | within 1 SD % |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        f"# {result['trial']} against {result['reference']['name']}",
+        "",
+        f"Gait Profile Score {fmt(result['gps_deg'], '.1f')}° (right "
+        f"{fmt(result.get('gps_r_deg'), '.1f')}°, left {fmt(result.get('gps_l_deg'), '.1f')}°; "
+        f"cycles after {result['skip_s']:g} s: {st.get('cycles')})",
+        "",
+        "| variable | side | RMSE ° | RMSE offset removed ° | r | within 1 SD % |",
+        "|---|---|---|---|---|---|",
+    ]
     for key, m in result["variables"].items():
         side, variable = key.split(".", 1)
-        lines.append(f"| {variable} | {side} | {m['rmse_deg']:.1f} | "
-                     f"{m['rmse_offset_removed_deg']:.1f} | {fmt(m['r'])} | "
-                     f"{m['percent_within_1sd']:.0f} |")
+        lines.append(
+            f"| {variable} | {side} | {m['rmse_deg']:.1f} | "
+            f"{m['rmse_offset_removed_deg']:.1f} | {fmt(m['r'])} | "
+            f"{m['percent_within_1sd']:.0f} |"
+        )
     for name, other in result.get("other_references", {}).items():
         lines += ["", f"Against {name}: GPS {fmt(other['gps_deg'], '.1f')}°"]
     lines += ["", "| spatiotemporal | trial | reference |", "|---|---|---|"]
-    for key in ("speed_m_per_s", "cadence_steps_per_min", "stride_length_m", "stance_percent",
-                "double_support_percent", "step_width_m"):
+    for key in (
+        "speed_m_per_s",
+        "cadence_steps_per_min",
+        "stride_length_m",
+        "stance_percent",
+        "double_support_percent",
+        "step_width_m",
+    ):
         lines.append(f"| {key} | {fmt(st.get(key))} | {fmt(ref.get(key))} |")
     if result.get("muscles"):
-        lines += ["", "| muscle | EMG channel | r | best r within ±10 % | shift % | on/off "
-                      "agreement % |", "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| muscle | EMG channel | r | best r within ±10 % | shift % | on/off agreement % |",
+            "|---|---|---|---|---|---|",
+        ]
         for name, m in result["muscles"].items():
-            lines.append(f"| {name} | {m['channel']} | {fmt(m['r'])} | "
-                         f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} | "
-                         f"{m['on_off_agreement_percent']:.0f} |")
+            lines.append(
+                f"| {name} | {m['channel']} | {fmt(m['r'])} | "
+                f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} | "
+                f"{m['on_off_agreement_percent']:.0f} |"
+            )
     lines += ["", "| vertical GRF (BW) | peak 1 | valley | peak 2 |", "|---|---|---|---|"]
     for side, v in result["vgrf"].items():
-        lines.append(f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | "
-                     f"{v['valley_bw']:.2f} at {v['valley_percent']:.0f} % | "
-                     f"{v['peak2_bw']:.2f} at {v['peak2_percent']:.0f} % |")
+        lines.append(
+            f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | "
+            f"{v['valley_bw']:.2f} at {v['valley_percent']:.0f} % | "
+            f"{v['peak2_bw']:.2f} at {v['peak2_percent']:.0f} % |"
+        )
     return "\n".join(lines) + "\n"
 
 
-def write_comparison(trial: gait.Trial, ref: reference.Reference, out_dir, skip: float,
-                     sides=("r", "l"), others=()) -> dict:
+def write_comparison(
+    trial: gait.Trial, ref: reference.Reference, out_dir, skip: float, sides=("r", "l"), others=()
+) -> dict:
     """comparison.json, summary.md and the kinematics, GRF (and muscle) sheets in ``out_dir``
     (each file atomically); ``others``: further references drawn and scored beside ``ref``."""
     from ..model.osim import write_atomic
+
     result = compare(trial, ref, skip, sides, others)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

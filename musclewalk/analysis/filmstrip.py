@@ -5,6 +5,7 @@ where the feet land, how the knees bend, when and how a run falls.
 
 Positions come from kinematics.mot and the model the run used (post-processing, not simulation).
 """
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
     coords = model.getCoordinateSet()
     names = [c for c in kin.columns if c != "time" and coords.contains(c)]
     ground = model.getGround()
-    edges = []        # (frame A, station A, frame B, station B, side)
+    edges = []  # (frame A, station A, frame B, station B, side)
     for i in range(model.getJointSet().getSize()):
         joint = model.getJointSet().get(i)
         parent = joint.getParentFrame().findBaseFrame()
@@ -45,19 +46,23 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         if sphere is None:
             continue
         frame = sphere.getFrame().findBaseFrame()
-        station = sphere.getFrame().findStationLocationInAnotherFrame(state, sphere.get_location(),
-                                                                       frame)
+        station = sphere.getFrame().findStationLocationInAnotherFrame(state, sphere.get_location(), frame)
         side = side_from_name(frame.getName()) or ""
         edges.append((frame, osim.Vec3(0, 0, 0), frame, station, side))
     scale = np.pi / 180.0 if kin.attrs["degrees"] else 1.0
     rotational = osim.Coordinate.Rotational
     start, end = window if window is not None else (0.0, kin["time"].iloc[-1])
-    picks = np.unique(np.searchsorted(kin["time"].to_numpy(),
-                                      np.arange(start, min(end, kin["time"].iloc[-1]) + 1e-9, every)))
+    picks = np.unique(
+        np.searchsorted(
+            kin["time"].to_numpy(), np.arange(start, min(end, kin["time"].iloc[-1]) + 1e-9, every)
+        )
+    )
     picks = picks[picks < len(kin)]
     if len(picks) == 0:
-        raise ValueError(f"--window {start:g},{end:g}: no frame of {sim_dir} in it (the run lasts "
-                         f"{kin['time'].iloc[-1]:.2f} s)")
+        raise ValueError(
+            f"--window {start:g},{end:g}: no frame of {sim_dir} in it (the run lasts "
+            f"{kin['time'].iloc[-1]:.2f} s)"
+        )
     times, segments, com = [], [], []
     for row in picks:
         for name in names:
@@ -67,17 +72,26 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         model.realizePosition(state)
         seg = []
         for a, pa, b, pb, _ in edges:
-            seg.append([a.findStationLocationInGround(state, pa).to_numpy(),
-                        b.findStationLocationInGround(state, pb).to_numpy()])
+            seg.append(
+                [
+                    a.findStationLocationInGround(state, pa).to_numpy(),
+                    b.findStationLocationInGround(state, pb).to_numpy(),
+                ]
+            )
         times.append(float(kin["time"].iloc[row]))
         segments.append(seg)
         com.append(model.calcMassCenterPosition(state).to_numpy())
-    return {"time": np.array(times), "segments": np.array(segments),
-            "side": [e[4] for e in edges], "com": np.array(com)}
+    return {
+        "time": np.array(times),
+        "segments": np.array(segments),
+        "side": [e[4] for e in edges],
+        "com": np.array(com),
+    }
 
 
 def render_filmstrip(sim_dir, out_png, every: float = 0.1, window: tuple | None = None) -> Path:
     from ..model.osim import write_atomic
+
     out_png = Path(out_png)
     write_atomic(out_png, filmstrip_png(sim_dir, every, window))
     return out_png
@@ -87,6 +101,7 @@ def filmstrip_png(sim_dir, every: float = 0.1, window: tuple | None = None) -> b
     """The filmstrip as PNG bytes (the caller decides where and together with what it is
     written)."""
     import matplotlib
+
     matplotlib.use("Agg")
     import io
 
@@ -113,8 +128,11 @@ def filmstrip_png(sim_dir, every: float = 0.1, window: tuple | None = None) -> b
     ax.set_xlabel("forward (ground X), m")
     ax.set_ylabel("up, m")
     summary = json.loads((Path(sim_dir) / "summary.json").read_text())
-    end = (f"terminated by {summary['termination_reason']} at {summary['simulated_time']:.2f} s"
-           if summary["terminated"] else f"ran {summary['simulated_time']:.2f} s")
+    end = (
+        f"terminated by {summary['termination_reason']} at {summary['simulated_time']:.2f} s"
+        if summary["terminated"]
+        else f"ran {summary['simulated_time']:.2f} s"
+    )
     shown = "" if window is None else f"{frames['time'][0]:.1f}-{frames['time'][-1]:.1f} s shown, "
     ax.set_title(f"{summary['creature']}: every {every:g} s, {shown}{end}", fontsize=9)
     buf = io.BytesIO()

@@ -10,6 +10,7 @@ Z right). So a model whose knee coordinate is negative in flexion and one whose 
 is positive give the same knee flexion, and no coordinate name is needed. The segments are found
 from the model's structure: the root body (the pelvis) and, per leg, the chain of three bodies
 below it (thigh, shank, foot), the side from which side of the root the chain lies on."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,8 +25,8 @@ from ..sim.outputs import read_storage
 from .reference import PERCENT
 
 SIDES = ("r", "l")
-CONTACT_ON = 0.05      # x body weight: a foot lands when its vertical GRF rises above this
-CONTACT_OFF = 0.02     # x body weight: ... and lifts when it falls below this (hysteresis)
+CONTACT_ON = 0.05  # x body weight: a foot lands when its vertical GRF rises above this
+CONTACT_OFF = 0.02  # x body weight: ... and lifts when it falls below this (hysteresis)
 
 
 class GaitError(ValueError):
@@ -35,16 +36,16 @@ class GaitError(ValueError):
 @dataclass
 class Trial:
     name: str
-    time: np.ndarray                     # (n,) s, kinematics
-    angles: dict                         # (side, variable) -> (n,) degrees, clinical convention
-    grf_time: np.ndarray                 # (m,) s
-    vgrf: dict                           # side -> (m,) vertical GRF, N
-    cop: dict                            # side -> (m, 3) centre of pressure, m
-    root_position: np.ndarray            # (n, 3) pelvis origin, m
-    body_mass: float                     # kg
+    time: np.ndarray  # (n,) s, kinematics
+    angles: dict  # (side, variable) -> (n,) degrees, clinical convention
+    grf_time: np.ndarray  # (m,) s
+    vgrf: dict  # side -> (m,) vertical GRF, N
+    cop: dict  # side -> (m, 3) centre of pressure, m
+    root_position: np.ndarray  # (n, 3) pelvis origin, m
+    body_mass: float  # kg
     source: dict = field(default_factory=dict)
-    activation_time: np.ndarray | None = None   # (k,) s
-    activations: dict = field(default_factory=dict)   # muscle name -> (k,) activation
+    activation_time: np.ndarray | None = None  # (k,) s
+    activations: dict = field(default_factory=dict)  # muscle name -> (k,) activation
 
 
 # ---------------------------------------------------------------------------------- segments
@@ -77,7 +78,7 @@ def leg_segments(model) -> dict:
         positions = [osim_bodies.get(b).getPositionInGround(state) for b in chain]
         root_y = osim_bodies.get(root).getPositionInGround(state)[1]
         if not positions[-1][1] < positions[0][1] < root_y + 0.05:
-            continue                   # not a leg (an arm or the spine goes up or sideways)
+            continue  # not a leg (an arm or the spine goes up or sideways)
         z = positions[0][2] - osim_bodies.get(root).getPositionInGround(state)[2]
         side = "r" if z > 0 else "l"
         legs[side] = tuple(chain)
@@ -86,10 +87,9 @@ def leg_segments(model) -> dict:
             body = todo.pop()
             below.append(body)
             todo += children.get(body, [])
-        legs[f"{side}_bodies"] = tuple(below)     # every body of the leg (GRF may act on any)
+        legs[f"{side}_bodies"] = tuple(below)  # every body of the leg (GRF may act on any)
     if not {"r", "l"} <= set(legs):
-        raise GaitError(f"the model's legs were not found below its root body {root!r} "
-                        f"(found: {legs})")
+        raise GaitError(f"the model's legs were not found below its root body {root!r} (found: {legs})")
     return {"root": root, **legs}
 
 
@@ -104,8 +104,9 @@ def _rotations(model, segments, coordinate_rows, names):
 
     def orientations():
         model.realizePosition(state)
-        xyz = np.array([b.getTransformInGround(state).R().convertRotationToBodyFixedXYZ()
-                        .to_numpy() for b in bodies])
+        xyz = np.array(
+            [b.getTransformInGround(state).R().convertRotationToBodyFixedXYZ().to_numpy() for b in bodies]
+        )
         return rotations_from_xyz(xyz)
 
     default = dict(zip(segments, orientations()))
@@ -122,13 +123,14 @@ def _rotations(model, segments, coordinate_rows, names):
 def clinical_angles(R: dict, R0: dict, seg: dict, heading: float = 0.0) -> dict:
     """(side, variable) -> degrees from segment orientations R (n, 3, 3) and their default-pose
     orientations R0."""
+
     def relative(parent, child):
         neutral = R0[parent].T @ R0[child]
         rel = np.einsum("nji,njk->nik", R[parent], R[child]) @ neutral.T
-        return np.degrees(Rotation.from_matrix(rel).as_euler("ZXY"))   # intrinsic Z, X, Y
+        return np.degrees(Rotation.from_matrix(rel).as_euler("ZXY"))  # intrinsic Z, X, Y
 
     c, s = np.cos(heading), np.sin(heading)
-    H = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])        # the walking direction
+    H = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # the walking direction
     pelvis = np.einsum("ij,njk->nik", H.T, R[seg["root"]]) @ R0[seg["root"]].T
     p = np.degrees(Rotation.from_matrix(pelvis).as_euler("ZXY"))
     out = {}
@@ -138,23 +140,26 @@ def clinical_angles(R: dict, R0: dict, seg: dict, heading: float = 0.0) -> dict:
         hip, knee, ankle = relative(seg["root"], thigh), relative(thigh, shank), relative(shank, foot)
         foot_in_heading = np.einsum("ij,njk->nik", H.T, R[foot]) @ R0[foot].T
         progression = np.degrees(Rotation.from_matrix(foot_in_heading).as_euler("YZX"))[:, 0]
-        out.update({
-            (side, "pelvis_tilt"): -p[:, 0],
-            (side, "pelvis_obliquity"): -mirror * p[:, 1],
-            (side, "pelvis_rotation"): mirror * p[:, 2],
-            (side, "hip_flexion"): hip[:, 0],
-            (side, "hip_adduction"): mirror * hip[:, 1],
-            (side, "hip_rotation"): mirror * hip[:, 2],
-            (side, "knee_flexion"): -knee[:, 0],
-            (side, "ankle_dorsiflexion"): ankle[:, 0],
-            (side, "foot_progression"): mirror * progression,
-        })
+        out.update(
+            {
+                (side, "pelvis_tilt"): -p[:, 0],
+                (side, "pelvis_obliquity"): -mirror * p[:, 1],
+                (side, "pelvis_rotation"): mirror * p[:, 2],
+                (side, "hip_flexion"): hip[:, 0],
+                (side, "hip_adduction"): mirror * hip[:, 1],
+                (side, "hip_rotation"): mirror * hip[:, 2],
+                (side, "knee_flexion"): -knee[:, 0],
+                (side, "ankle_dorsiflexion"): ankle[:, 0],
+                (side, "foot_progression"): mirror * progression,
+            }
+        )
     return out
 
 
 # ---------------------------------------------------------------------------------- loading
 def _model(path):
     from ..opensim_env import import_opensim
+
     osim = import_opensim()
     path = Path(path)
     if not path.is_file():
@@ -198,6 +203,7 @@ def _kinematics(model, table, in_degrees, source):
 def from_simulation(run_dir) -> Trial:
     """A `musclewalk simulate` folder (summary.json, states.sto, grf.mot)."""
     import json
+
     run_dir = Path(run_dir)
     summary_path = run_dir / "summary.json"
     try:
@@ -212,18 +218,31 @@ def from_simulation(run_dir) -> Trial:
     names, rows = _kinematics(model, states, False, run_dir / "states.sto")
     grf = _storage(run_dir / "grf.mot", "GRF file")
     from ..model.meta import load_meta
+
     meta = load_meta(model_path)
-    trial = _trial(run_dir.name, model, leg_segments(model), names, rows,
-                   states["time"].to_numpy(float), grf,
-                   {"r": "ground_force_r_", "l": "ground_force_l_"}, float(meta.total_mass),
-                   {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)})
+    trial = _trial(
+        run_dir.name,
+        model,
+        leg_segments(model),
+        names,
+        rows,
+        states["time"].to_numpy(float),
+        grf,
+        {"r": "ground_force_r_", "l": "ground_force_l_"},
+        float(meta.total_mass),
+        {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)},
+    )
     muscles_path = run_dir / "muscles.csv"
     if muscles_path.is_file():
         import pandas as pd
+
         table = pd.read_csv(muscles_path)
         trial.activation_time = table["time"].to_numpy(float)
-        trial.activations = {m.name: table[f"{m.name}.activation"].to_numpy(float)
-                             for m in meta.muscles if f"{m.name}.activation" in table}
+        trial.activations = {
+            m.name: table[f"{m.name}.activation"].to_numpy(float)
+            for m in meta.muscles
+            if f"{m.name}.activation" in table
+        }
     return trial
 
 
@@ -231,14 +250,16 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
     """A lab trial: model, IK .mot, GRF .mot and the ExternalLoads .xml that says which columns
     are which foot's."""
     from lxml import etree
+
     model = _model(model_path)
     ik = _storage(ik_path, "IK file")
     names, rows = _kinematics(model, ik, bool(ik.attrs.get("degrees")), ik_path)
     grf = _storage(grf_path, "GRF file")
     loads_path = Path(loads_path)
     if not loads_path.is_file():
-        raise GaitError(f"{loads_path}: ExternalLoads file not found (it says which GRF columns "
-                        "belong to which foot)")
+        raise GaitError(
+            f"{loads_path}: ExternalLoads file not found (it says which GRF columns belong to which foot)"
+        )
     try:
         forces = etree.parse(str(loads_path)).findall(".//ExternalForce")
     except etree.XMLSyntaxError as exc:
@@ -252,15 +273,27 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
         if body in foot_side and ident:
             prefixes[foot_side[body]] = ident[:-1] if ident.endswith("v") else ident
     if set(prefixes) != set(SIDES):
-        raise GaitError(f"{loads_path}: no ExternalForce applied to each foot "
-                        f"(found: {prefixes})")
+        raise GaitError(f"{loads_path}: no ExternalForce applied to each foot (found: {prefixes})")
     if body_mass is None:
-        body_mass = sum(model.getBodySet().get(i).getMass()
-                        for i in range(model.getBodySet().getSize()))
-    return _trial(Path(ik_path).stem, model, seg, names, rows, ik["time"].to_numpy(float), grf,
-                  prefixes, float(body_mass),
-                  {"kind": "opensim trial", "model": str(model_path), "ik": str(ik_path),
-                   "grf": str(grf_path), "external_loads": str(loads_path)})
+        body_mass = sum(model.getBodySet().get(i).getMass() for i in range(model.getBodySet().getSize()))
+    return _trial(
+        Path(ik_path).stem,
+        model,
+        seg,
+        names,
+        rows,
+        ik["time"].to_numpy(float),
+        grf,
+        prefixes,
+        float(body_mass),
+        {
+            "kind": "opensim trial",
+            "model": str(model_path),
+            "ik": str(ik_path),
+            "grf": str(grf_path),
+            "external_loads": str(loads_path),
+        },
+    )
 
 
 def _trial(name, model, seg, names, rows, time, grf, prefixes, mass, source) -> Trial:
@@ -276,8 +309,17 @@ def _trial(name, model, seg, names, rows, time, grf, prefixes, mass, source) -> 
     # the walking direction: from the pelvis' horizontal displacement over the trial
     d = root[-1] - root[0]
     heading = float(np.arctan2(-d[2], d[0])) if np.hypot(d[0], d[2]) > 0.05 else 0.0
-    return Trial(name, time, clinical_angles(R, R0, seg, heading), grf["time"].to_numpy(float),
-                 vgrf, cop, root, mass, {**source, "segments": seg, "heading_rad": heading})
+    return Trial(
+        name,
+        time,
+        clinical_angles(R, R0, seg, heading),
+        grf["time"].to_numpy(float),
+        vgrf,
+        cop,
+        root,
+        mass,
+        {**source, "segments": seg, "heading_rad": heading},
+    )
 
 
 # ---------------------------------------------------------------------------------- events
@@ -302,9 +344,9 @@ def foot_events(t, vgrf, body_mass) -> tuple[np.ndarray, np.ndarray]:
 @dataclass
 class Cycle:
     side: str
-    start: float            # foot strike, s
-    end: float              # next foot strike of the same foot, s
-    foot_off: float         # s
+    start: float  # foot strike, s
+    end: float  # next foot strike of the same foot, s
+    foot_off: float  # s
     opposite_off: float | None
     opposite_strike: float | None
 
@@ -330,12 +372,19 @@ def gait_cycles(trial: Trial, skip: float = 0.0, tolerance: float = 0.2) -> list
                 continue
             off = offs[(offs > a) & (offs < b)]
             if len(off) != 1:
-                continue                 # not one stance and one swing
+                continue  # not one stance and one swing
             oo = o_offs[(o_offs > a) & (o_offs < b)]
             os_ = o_strikes[(o_strikes > a) & (o_strikes < b)]
-            cycles.append(Cycle(side, float(a), float(b), float(off[0]),
-                                float(oo[0]) if len(oo) else None,
-                                float(os_[0]) if len(os_) else None))
+            cycles.append(
+                Cycle(
+                    side,
+                    float(a),
+                    float(b),
+                    float(off[0]),
+                    float(oo[0]) if len(oo) else None,
+                    float(os_[0]) if len(os_) else None,
+                )
+            )
     if cycles:
         median = float(np.median([c.duration for c in cycles]))
         cycles = [c for c in cycles if abs(c.duration - median) <= tolerance * median]
@@ -345,23 +394,33 @@ def gait_cycles(trial: Trial, skip: float = 0.0, tolerance: float = 0.2) -> list
 def normalized(trial: Trial, cycles: list[Cycle], side: str, variable: str) -> np.ndarray:
     """(cycles, 51) of a variable over each of the side's cycles, 0-100 % in 2 % steps."""
     values = trial.angles[(side, variable)]
-    rows = [np.interp(c.start + PERCENT / 100.0 * c.duration, trial.time, values)
-            for c in cycles if c.side == side]
+    rows = [
+        np.interp(c.start + PERCENT / 100.0 * c.duration, trial.time, values)
+        for c in cycles
+        if c.side == side
+    ]
     return np.array(rows).reshape(-1, len(PERCENT))
 
 
 def normalized_vgrf(trial: Trial, cycles: list[Cycle], side: str) -> np.ndarray:
-    rows = [np.interp(c.start + PERCENT / 100.0 * c.duration, trial.grf_time, trial.vgrf[side])
-            for c in cycles if c.side == side]
+    rows = [
+        np.interp(c.start + PERCENT / 100.0 * c.duration, trial.grf_time, trial.vgrf[side])
+        for c in cycles
+        if c.side == side
+    ]
     return np.array(rows).reshape(-1, len(PERCENT)) / (trial.body_mass * GRAVITY)
 
 
-def normalized_activation(trial: Trial, cycles: list[Cycle], muscle: str, side: str,
-                          points: int = 101) -> np.ndarray:
+def normalized_activation(
+    trial: Trial, cycles: list[Cycle], muscle: str, side: str, points: int = 101
+) -> np.ndarray:
     """(cycles, points) activation of a muscle over each of the side's cycles."""
     grid = np.linspace(0.0, 1.0, points)
-    rows = [np.interp(c.start + grid * c.duration, trial.activation_time, trial.activations[muscle])
-            for c in cycles if c.side == side]
+    rows = [
+        np.interp(c.start + grid * c.duration, trial.activation_time, trial.activations[muscle])
+        for c in cycles
+        if c.side == side
+    ]
     return np.array(rows).reshape(-1, points)
 
 
@@ -378,8 +437,11 @@ def spatiotemporal(trial: Trial, cycles: list[Cycle]) -> dict:
         length.append(float(np.linalg.norm(b - a)))
     length = np.array(length)
     stance = np.array([c.percent(c.foot_off) for c in cycles])
-    double = [c.percent(c.opposite_off) + (c.percent(c.foot_off) - c.percent(c.opposite_strike))
-              for c in cycles if c.opposite_off is not None and c.opposite_strike is not None]
+    double = [
+        c.percent(c.opposite_off) + (c.percent(c.foot_off) - c.percent(c.opposite_strike))
+        for c in cycles
+        if c.opposite_off is not None and c.opposite_strike is not None
+    ]
     widths = []
     for c in cycles:
         if c.opposite_strike is None:
@@ -400,5 +462,6 @@ def spatiotemporal(trial: Trial, cycles: list[Cycle]) -> dict:
         "double_support_percent": float(np.mean(double)) if double else None,
         "step_width_m": float(np.mean(widths)) if widths else None,
         "stance_symmetry_r_minus_l_percent": float(np.mean(by_side["r"]) - np.mean(by_side["l"]))
-        if by_side["r"] and by_side["l"] else None,
+        if by_side["r"] and by_side["l"]
+        else None,
     }

@@ -7,6 +7,7 @@ Hospital gait lab; https://github.com/Gait-lab-HUS/gaitutils) ships as package d
 without importing gaitutils (its ``__init__`` imports modules whose dependencies it does not
 declare). A user's own reference: a CSV of normative bands with the columns
 ``variable, percent, mean, sd`` (variables named as in `CURVES`)."""
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-PERCENT = np.linspace(0.0, 100.0, 51)      # the reference's sampling of the gait cycle
+PERCENT = np.linspace(0.0, 100.0, 51)  # the reference's sampling of the gait cycle
 
 # our clinical variables -> (the GCD's name, the figures' label); Plug-in Gait conventions:
 # flexion, adduction, internal rotation, dorsiflexion, anterior pelvic tilt positive; pelvic
@@ -44,18 +45,20 @@ class ReferenceError(ValueError):
 class Reference:
     name: str
     source: str
-    curves: dict = field(default_factory=dict)       # variable -> (mean (51,), sd (51,)), deg
-    scalars: dict = field(default_factory=dict)      # time-distance norms
-    emg: dict = field(default_factory=dict)          # "R"/"L" + channel -> (101,) envelope
+    curves: dict = field(default_factory=dict)  # variable -> (mean (51,), sd (51,)), deg
+    scalars: dict = field(default_factory=dict)  # time-distance norms
+    emg: dict = field(default_factory=dict)  # "R"/"L" + channel -> (101,) envelope
 
 
 def _gaitutils_file(relative: str) -> Path:
     from importlib import metadata
+
     try:
         dist = metadata.distribution("gaitutils")
     except metadata.PackageNotFoundError:
-        raise ReferenceError("the default reference needs the gaitutils package: "
-                             "python3.11 -m pip install gaitutils") from None
+        raise ReferenceError(
+            "the default reference needs the gaitutils package: python3.11 -m pip install gaitutils"
+        ) from None
     path = Path(dist.locate_file(f"gaitutils/data/{relative}"))
     if not path.is_file():
         raise ReferenceError(f"{path}: not found in the installed gaitutils package")
@@ -102,10 +105,13 @@ def normative() -> Reference:
     except (OSError, json.JSONDecodeError) as exc:
         raise ReferenceError(f"{td_path}: not valid JSON ({exc})") from None
     scalars = {
-        "cadence_steps_per_min": td.get("Cadence"), "stride_length_m": td.get("Stride Length"),
-        "speed_m_per_s": td.get("Walking Speed"), "stance_percent": td.get("Foot Off"),
+        "cadence_steps_per_min": td.get("Cadence"),
+        "stride_length_m": td.get("Stride Length"),
+        "speed_m_per_s": td.get("Walking Speed"),
+        "stance_percent": td.get("Foot Off"),
         "double_support_percent": 100.0 * td["Double Support"] / td["Stride Time"]
-        if td.get("Double Support") and td.get("Stride Time") else None,
+        if td.get("Double Support") and td.get("Stride Time")
+        else None,
         "step_width_m": td.get("Step Width"),
     }
     emg_path = _gaitutils_file("emg_normaldata.json")
@@ -113,18 +119,19 @@ def normative() -> Reference:
         emg = {k: np.asarray(v, float) for k, v in json.loads(emg_path.read_text()).items()}
     except (OSError, json.JSONDecodeError, TypeError, ValueError) as exc:
         raise ReferenceError(f"{emg_path}: not EMG envelopes ({exc})") from None
-    return Reference("normative (gaitutils)", f"{gcd} (gaitutils {_version()}, GPLv3)",
-                     curves, scalars, emg)
+    return Reference("normative (gaitutils)", f"{gcd} (gaitutils {_version()}, GPLv3)", curves, scalars, emg)
 
 
 def _version() -> str:
     from importlib import metadata
+
     return metadata.version("gaitutils")
 
 
 def from_csv(path) -> Reference:
     """A user's normative bands: columns variable, percent, mean, sd (degrees)."""
     import pandas as pd
+
     path = Path(path)
     try:
         table = pd.read_csv(path)
@@ -138,8 +145,10 @@ def from_csv(path) -> Reference:
         if name not in CURVES:
             raise ReferenceError(f"{path}: variable {name!r} unknown (known: {', '.join(CURVES)})")
         rows = rows.sort_values("percent")
-        curves[name] = (np.interp(PERCENT, rows["percent"], rows["mean"]),
-                        np.interp(PERCENT, rows["percent"], rows["sd"]))
+        curves[name] = (
+            np.interp(PERCENT, rows["percent"], rows["mean"]),
+            np.interp(PERCENT, rows["percent"], rows["sd"]),
+        )
     return Reference(path.stem, str(path), curves, {})
 
 

@@ -17,6 +17,7 @@ left blue, midline purple) and - when the model's metadata sidecar ``MODEL.meta.
 or passed - the allowed attachment regions of the muscle points (semi-transparent line,
 rectangle or box in the body's frame, mapped to the world in the default pose).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -40,8 +41,8 @@ CONTACT_FACE, CONTACT_EDGE = "#f7c66b", "#b07508"
 GROUND_FILL = "#efeae1"
 FIGSIZE = (12.0, 7.0)
 DPI = 120
-MIN_VIEW_WIDTH = 3.3   # inches
-FAR_TOLERANCE = 0.01   # m: elements with z below -this are "far" in the side view
+MIN_VIEW_WIDTH = 3.3  # inches
+FAR_TOLERANCE = 0.01  # m: elements with z below -this are "far" in the side view
 SIDE_TOLERANCE = 0.005  # m: |mean z| below this counts as midline when guessing a side
 
 
@@ -56,14 +57,14 @@ class _Scene:
     n_bodies: int
     n_dofs: int
     n_muscles: int
-    segments: list = field(default_factory=list)    # (a, b) world points
-    com_links: list = field(default_factory=list)   # thin dashed (a, b) for non-leaf bodies
-    coms: list = field(default_factory=list)        # world points
-    joints: list = field(default_factory=list)      # world points
-    muscles: list = field(default_factory=list)     # (name, side, Nx3)
-    contacts: list = field(default_factory=list)    # (centre, radius)
-    shapes: list = field(default_factory=list)      # (Nx3 sample points, colour, opacity)
-    regions: list = field(default_factory=list)     # (Nx3 corner points, side)
+    segments: list = field(default_factory=list)  # (a, b) world points
+    com_links: list = field(default_factory=list)  # thin dashed (a, b) for non-leaf bodies
+    coms: list = field(default_factory=list)  # world points
+    joints: list = field(default_factory=list)  # world points
+    muscles: list = field(default_factory=list)  # (name, side, Nx3)
+    contacts: list = field(default_factory=list)  # (centre, radius)
+    shapes: list = field(default_factory=list)  # (Nx3 sample points, colour, opacity)
+    regions: list = field(default_factory=list)  # (Nx3 corner points, side)
 
 
 def _vec(v) -> np.ndarray:
@@ -74,9 +75,11 @@ def _vec(v) -> np.ndarray:
 
 
 def _rot(R) -> np.ndarray:
-    for conv in (lambda r: [[r.get(i, j) for j in range(3)] for i in range(3)],
-                 lambda r: [[r.asMat33().get(i, j) for j in range(3)] for i in range(3)],
-                 lambda r: r.asMat33().to_numpy()):
+    for conv in (
+        lambda r: [[r.get(i, j) for j in range(3)] for i in range(3)],
+        lambda r: [[r.asMat33().get(i, j) for j in range(3)] for i in range(3)],
+        lambda r: r.asMat33().to_numpy(),
+    ):
         try:
             return np.asarray(conv(R), dtype=float).reshape(3, 3)
         except Exception:
@@ -109,7 +112,7 @@ def _norm_side(side) -> str | None:
         return "l"
     if side in (None, "", "m", "c", "mid", "midline", "center", "centre"):
         return "m"
-    return None   # unknown: guessed from the name or the geometry
+    return None  # unknown: guessed from the name or the geometry
 
 
 _UNIT_SPHERE = None
@@ -120,9 +123,10 @@ def _unit_sphere(n: int = 160) -> np.ndarray:
     if _UNIT_SPHERE is None:
         k = np.arange(n) + 0.5
         phi = np.arccos(1 - 2 * k / n)
-        theta = np.pi * (1 + 5 ** 0.5) * k
-        _UNIT_SPHERE = np.stack([np.cos(theta) * np.sin(phi), np.cos(phi),
-                                 np.sin(theta) * np.sin(phi)], axis=1)
+        theta = np.pi * (1 + 5**0.5) * k
+        _UNIT_SPHERE = np.stack(
+            [np.cos(theta) * np.sin(phi), np.cos(phi), np.sin(theta) * np.sin(phi)], axis=1
+        )
     return _UNIT_SPHERE
 
 
@@ -139,7 +143,7 @@ def _geometry_samples(osim, geom) -> np.ndarray | None:
         pts = _unit_sphere() * float(s.get_radius())
     elif (e := osim.Ellipsoid.safeDownCast(geom)) is not None:
         pts = _unit_sphere() * _vec(e.get_radii())
-    elif (c := osim.Cylinder.safeDownCast(geom)) is not None:   # axis along the frame's Y
+    elif (c := osim.Cylinder.safeDownCast(geom)) is not None:  # axis along the frame's Y
         r, h = float(c.get_radius()), float(c.get_half_height())
         t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
         ring = np.stack([r * np.cos(t), np.zeros_like(t), r * np.sin(t)], axis=1)
@@ -164,12 +168,12 @@ def _load_meta(osim_path: Path, meta: ModelMeta | None) -> ModelMeta | None:
 
 def _load_model(osim, path: Path):
     prev = osim.Logger.getLevel()
-    osim.Logger.setLevelString("error")   # e.g. missing .vtp meshes: irrelevant for this picture
+    osim.Logger.setLevelString("error")  # e.g. missing .vtp meshes: irrelevant for this picture
     try:
         model = osim.Model(str(path))
         state = model.initSystem()
         model.realizePosition(state)
-    except Exception as exc:   # OpenSim raises RuntimeError with a long SimTK message
+    except Exception as exc:  # OpenSim raises RuntimeError with a long SimTK message
         msg = str(exc).strip().splitlines()
         detail = next((m.strip() for m in msg[1:] if m.strip()), msg[0] if msg else "")
         raise ValueError(f"cannot read OpenSim model {path}: {detail}") from exc
@@ -180,15 +184,24 @@ def _load_model(osim, path: Path):
 
 def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
     import opensim as osim
+
     osim.Logger.setLevelString("warn")
     osim.Logger.removeFileSink()
     model, state = _load_model(osim, path)
-    name = (meta.creature if meta is not None else None) or re.sub(r"\.osim$", "", model.getName() or "") \
+    name = (
+        (meta.creature if meta is not None else None)
+        or re.sub(r"\.osim$", "", model.getName() or "")
         or path.stem
+    )
     coords = model.getCoordinateSet()
     n_dofs = sum(1 for i in range(coords.getSize()) if not coords.get(i).getDefaultLocked())
-    scene = _Scene(name=name, mass=float(model.getTotalMass(state)),
-                   n_bodies=model.getNumBodies(), n_dofs=n_dofs, n_muscles=model.getMuscles().getSize())
+    scene = _Scene(
+        name=name,
+        mass=float(model.getTotalMass(state)),
+        n_bodies=model.getNumBodies(),
+        n_dofs=n_dofs,
+        n_muscles=model.getMuscles().getSize(),
+    )
     transforms = _add_skeleton(scene, model, state)
     _add_shapes(scene, osim, model, state)
     _add_contacts(scene, osim, model, state)
@@ -205,7 +218,7 @@ def _add_skeleton(scene: _Scene, model, state) -> dict:
     for i in range(bodies.getSize()):
         b = bodies.get(i)
         transforms[b.getName()] = _transform(b, state)
-    centre = {n: T[1] for n, T in transforms.items()}     # joint centre of each body
+    centre = {n: T[1] for n, T in transforms.items()}  # joint centre of each body
     children: dict[str, list] = {n: [] for n in transforms}
     joints = model.getJointSet()
     for i in range(joints.getSize()):
@@ -286,8 +299,9 @@ def _add_muscles(scene: _Scene, model, state, meta: ModelMeta | None, transforms
             try:
                 pts.append(_vec(pp.getLocationInGround(state)))
             except Exception:
-                pts.append(_vec(pp.getParentFrame().findStationLocationInGround(
-                    state, pp.getLocation(state))))
+                pts.append(
+                    _vec(pp.getParentFrame().findStationLocationInGround(state, pp.getLocation(state)))
+                )
         pts = np.array(pts).reshape(-1, 3)
         mm = meta_muscles.get(m.getName())
         side = _norm_side(mm.side) if mm is not None else None
@@ -333,6 +347,7 @@ def _hull(points: np.ndarray) -> np.ndarray:
 
     def cross(o, a, b):
         return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
     lower, upper = [], []
     for p in pts:
         while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
@@ -357,10 +372,10 @@ class _View:
 
     def __init__(self, key: str):
         self.key = key
-        if key == "side":    # screen right = +X, up = +Y, viewer on the +Z (right) side
+        if key == "side":  # screen right = +X, up = +Y, viewer on the +Z (right) side
             self.proj = lambda P: np.asarray(P, float).reshape(-1, 3)[:, [0, 1]]
             self.depth = lambda P: float(np.mean(np.asarray(P, float).reshape(-1, 3)[:, 2]))
-        else:                # screen right = -Z, up = +Y, viewer in front (+X) looking along -X
+        else:  # screen right = -Z, up = +Y, viewer in front (+X) looking along -X
             self.proj = lambda P: np.asarray(P, float).reshape(-1, 3)[:, [2, 1]]
             self.depth = lambda P: 0.0
 
@@ -385,7 +400,7 @@ def _draw_view(ax, scene: _Scene, view: _View):
     from matplotlib.colors import to_rgb
     from matplotlib.patches import Circle, Polygon
 
-    def z(layer, P):   # far elements go underneath everything near
+    def z(layer, P):  # far elements go underneath everything near
         return layer + (0 if view.far(P) else 10)
 
     for pts, colour, opacity in scene.shapes:
@@ -393,9 +408,17 @@ def _draw_view(ax, scene: _Scene, view: _View):
         if len(hull) >= 3:
             far = view.far(pts)
             edge = tuple(0.75 * np.asarray(to_rgb(colour)))
-            ax.add_patch(Polygon(hull, closed=True, facecolor=colour, edgecolor=edge,
-                                 alpha=(0.3 if far else 0.45) * max(opacity, 0.3),
-                                 lw=0.8, zorder=z(1, pts)))
+            ax.add_patch(
+                Polygon(
+                    hull,
+                    closed=True,
+                    facecolor=colour,
+                    edgecolor=edge,
+                    alpha=(0.3 if far else 0.45) * max(opacity, 0.3),
+                    lw=0.8,
+                    zorder=z(1, pts),
+                )
+            )
     for corners, side in scene.regions:
         P = view.proj(corners)
         colour = SIDE_COLORS[side]
@@ -403,68 +426,119 @@ def _draw_view(ax, scene: _Scene, view: _View):
         hull = _hull(P)
         span = np.ptp(P, axis=0)
         if len(hull) >= 3 and _area(hull) > 1e-7:
-            ax.add_patch(Polygon(hull, closed=True, facecolor=colour, edgecolor=colour,
-                                 alpha=alpha, lw=1.0, zorder=z(2, corners)))
-        elif np.max(span) > 1e-4:   # a line segment: the two farthest projected corners
+            ax.add_patch(
+                Polygon(
+                    hull,
+                    closed=True,
+                    facecolor=colour,
+                    edgecolor=colour,
+                    alpha=alpha,
+                    lw=1.0,
+                    zorder=z(2, corners),
+                )
+            )
+        elif np.max(span) > 1e-4:  # a line segment: the two farthest projected corners
             d = np.linalg.norm(P[:, None] - P[None], axis=-1)
             a, b = np.unravel_index(np.argmax(d), d.shape)
-            ax.plot(*P[[a, b]].T, color=colour, alpha=alpha + 0.1, lw=5,
-                    solid_capstyle="round", zorder=z(2, corners))
-        else:                       # seen end-on: a short segment collapses to a point
-            ax.plot(*P[0], "o", ms=6, color=colour, alpha=alpha + 0.1, mec="none",
-                    zorder=z(2, corners))
+            ax.plot(
+                *P[[a, b]].T,
+                color=colour,
+                alpha=alpha + 0.1,
+                lw=5,
+                solid_capstyle="round",
+                zorder=z(2, corners),
+            )
+        else:  # seen end-on: a short segment collapses to a point
+            ax.plot(*P[0], "o", ms=6, color=colour, alpha=alpha + 0.1, mec="none", zorder=z(2, corners))
     for a, b in scene.segments:
         P = view.proj([a, b])
         far = view.far([a, b])
-        ax.plot(*P.T, color=SEGMENT_COLOR, lw=6, alpha=0.45 if far else 0.85,
-                solid_capstyle="round", zorder=z(3, [a, b]))
+        ax.plot(
+            *P.T,
+            color=SEGMENT_COLOR,
+            lw=6,
+            alpha=0.45 if far else 0.85,
+            solid_capstyle="round",
+            zorder=z(3, [a, b]),
+        )
     for a, b in scene.com_links:
-        ax.plot(*view.proj([a, b]).T, color=SEGMENT_COLOR, lw=1.2, ls=(0, (3, 2)),
-                alpha=0.7, zorder=z(3, [a, b]))
+        ax.plot(
+            *view.proj([a, b]).T, color=SEGMENT_COLOR, lw=1.2, ls=(0, (3, 2)), alpha=0.7, zorder=z(3, [a, b])
+        )
     for c in scene.coms:
         P = view.proj(c)[0]
-        ax.plot(*P, marker="o", ms=7, mfc="white", mec="#333333", mew=1.0,
-                zorder=z(3.5, c))
+        ax.plot(*P, marker="o", ms=7, mfc="white", mec="#333333", mew=1.0, zorder=z(3.5, c))
         ax.plot(*P, marker="+", ms=7, color="#333333", mew=1.0, zorder=z(3.6, c))
     for _name, side, pts in scene.muscles:
         if len(pts) == 0:
             continue
         P = view.proj(pts)
         far = view.far(pts)
-        ax.plot(*P.T, color=SIDE_COLORS[side], lw=1.7, alpha=0.45 if far else 0.95,
-                marker="o", ms=3.2, zorder=z(4, pts))
+        ax.plot(
+            *P.T,
+            color=SIDE_COLORS[side],
+            lw=1.7,
+            alpha=0.45 if far else 0.95,
+            marker="o",
+            ms=3.2,
+            zorder=z(4, pts),
+        )
     for c in scene.joints:
-        ax.plot(*view.proj(c)[0], marker="o", ms=8, mfc="white", mec="#222222", mew=1.4,
-                alpha=0.75 if view.far(c) else 1.0, zorder=z(5, c))
+        ax.plot(
+            *view.proj(c)[0],
+            marker="o",
+            ms=8,
+            mfc="white",
+            mec="#222222",
+            mew=1.4,
+            alpha=0.75 if view.far(c) else 1.0,
+            zorder=z(5, c),
+        )
     for c, r in scene.contacts:
         far = view.far(c)
-        ax.add_patch(Circle(view.proj(c)[0], r, facecolor=CONTACT_FACE, edgecolor=CONTACT_EDGE,
-                            lw=1.0, alpha=0.55 if far else 0.85, zorder=z(6, c)))
+        ax.add_patch(
+            Circle(
+                view.proj(c)[0],
+                r,
+                facecolor=CONTACT_FACE,
+                edgecolor=CONTACT_EDGE,
+                lw=1.0,
+                alpha=0.55 if far else 0.85,
+                zorder=z(6, c),
+            )
+        )
 
 
 def _legend_handles(scene: _Scene):
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    h = [Line2D([], [], color=SEGMENT_COLOR, lw=6, alpha=0.85, solid_capstyle="round",
-                label="segment")]
+
+    h = [Line2D([], [], color=SEGMENT_COLOR, lw=6, alpha=0.85, solid_capstyle="round", label="segment")]
     if scene.shapes:
-        h.append(Patch(facecolor=SHAPE_COLOR, edgecolor=SHAPE_COLOR, alpha=0.6,
-                       label="body shape"))
-    h.append(Line2D([], [], ls="", marker="o", ms=8, mfc="white", mec="#222222", mew=1.4,
-                    label="joint"))
-    h.append(Line2D([], [], ls="", marker="+", ms=7, color="#333333", mew=1.0,
-                    label="centre of mass"))
+        h.append(Patch(facecolor=SHAPE_COLOR, edgecolor=SHAPE_COLOR, alpha=0.6, label="body shape"))
+    h.append(Line2D([], [], ls="", marker="o", ms=8, mfc="white", mec="#222222", mew=1.4, label="joint"))
+    h.append(Line2D([], [], ls="", marker="+", ms=7, color="#333333", mew=1.0, label="centre of mass"))
     if scene.contacts:
-        h.append(Line2D([], [], ls="", marker="o", ms=9, mfc=CONTACT_FACE, mec=CONTACT_EDGE,
-                        label="contact sphere"))
+        h.append(
+            Line2D(
+                [], [], ls="", marker="o", ms=9, mfc=CONTACT_FACE, mec=CONTACT_EDGE, label="contact sphere"
+            )
+        )
     sides = [s for s in ("r", "l", "m") if any(m[1] == s for m in scene.muscles)]
     for s in sides:
-        h.append(Line2D([], [], color=SIDE_COLORS[s], lw=1.7, marker="o", ms=3.2,
-                        label=f"{SIDE_NAMES[s]} muscle"))
+        h.append(
+            Line2D([], [], color=SIDE_COLORS[s], lw=1.7, marker="o", ms=3.2, label=f"{SIDE_NAMES[s]} muscle")
+        )
     if scene.regions:
         rs = [s for s in ("r", "l", "m") if any(r[1] == s for r in scene.regions)]
-        h.append(Patch(facecolor=SIDE_COLORS[rs[0]], alpha=0.3, edgecolor=SIDE_COLORS[rs[0]],
-                       label="attachment region"))
+        h.append(
+            Patch(
+                facecolor=SIDE_COLORS[rs[0]],
+                alpha=0.3,
+                edgecolor=SIDE_COLORS[rs[0]],
+                label="attachment region",
+            )
+        )
     return h
 
 
@@ -481,11 +555,11 @@ def _figure(scene: _Scene):
     ymid = ylo + height / 2
 
     fw, fh = FIGSIZE
-    left, right, bottom, top, gap = 0.8, 2.0, 0.7, 1.05, 0.9   # inches; legend on the right
+    left, right, bottom, top, gap = 0.8, 2.0, 0.7, 1.05, 0.9  # inches; legend on the right
     avail_w, avail_h = fw - left - right - gap, fh - bottom - top
-    scale = max(sum(widths) / avail_w, height / avail_h)          # metres per inch
+    scale = max(sum(widths) / avail_w, height / avail_h)  # metres per inch
     while sum(max(w / scale, MIN_VIEW_WIDTH) for w in widths) > avail_w:
-        scale *= 1.02     # keep each view wide enough for its title and labels
+        scale *= 1.02  # keep each view wide enough for its title and labels
     box_w = [max(w / scale, MIN_VIEW_WIDTH) for w in widths]
     spare = avail_w - sum(box_w)
     box_w = [w + spare / 2 for w in box_w]
@@ -502,7 +576,7 @@ def _figure(scene: _Scene):
         ax.set_ylim(ymid - box_h * scale / 2, ymid + box_h * scale / 2)
         if v.key == "side":
             ax.set_xlim(cx - half, cx + half)
-        else:   # screen right = -Z: reversed Z axis
+        else:  # screen right = -Z: reversed Z axis
             ax.set_xlim(cx + half, cx - half)
         ax.set_aspect("equal", adjustable="box")
         ax.grid(True, color="#dddddd", lw=0.6, zorder=0)
@@ -516,26 +590,53 @@ def _figure(scene: _Scene):
         axes.append(ax)
 
     side, front = axes
-    side.set_title("Side view, seen from the creature's right (+Z)\n"
-                   "X forward →, Y up; far (left) side drawn faint", fontsize=10)
+    side.set_title(
+        "Side view, seen from the creature's right (+Z)\nX forward →, Y up; far (left) side drawn faint",
+        fontsize=10,
+    )
     side.set_xlabel("X (m), forward →", fontsize=9)
     side.set_ylabel("Y (m), up", fontsize=9)
-    front.set_title("Front view, looking along −X (mirror view)\n"
-                    "creature's right (+Z) on the viewer's left", fontsize=10)
+    front.set_title(
+        "Front view, looking along −X (mirror view)\ncreature's right (+Z) on the viewer's left", fontsize=10
+    )
     front.set_xlabel("Z (m), reversed: ← right (+Z) | left (−Z) →", fontsize=9)
     front.set_ylabel("Y (m), up", fontsize=9)
-    for x, label, colour, ha in ((0.03, "R", SIDE_COLORS["r"], "left"),
-                                 (0.97, "L", SIDE_COLORS["l"], "right")):
-        front.text(x, 0.97, label, transform=front.transAxes, ha=ha, va="top", fontsize=13,
-                   fontweight="bold", color=colour, zorder=30)
+    for x, label, colour, ha in (
+        (0.03, "R", SIDE_COLORS["r"], "left"),
+        (0.97, "L", SIDE_COLORS["l"], "right"),
+    ):
+        front.text(
+            x,
+            0.97,
+            label,
+            transform=front.transAxes,
+            ha=ha,
+            va="top",
+            fontsize=13,
+            fontweight="bold",
+            color=colour,
+            zorder=30,
+        )
 
-    fig.suptitle(f"{scene.name}  —  {scene.mass:.1f} kg, {scene.n_bodies} bodies, "
-                 f"{scene.n_dofs} DOFs, {scene.n_muscles} muscles   (default pose)",
-                 fontsize=13, fontweight="bold", y=1 - 0.25 / fh, va="top")
+    fig.suptitle(
+        f"{scene.name}  —  {scene.mass:.1f} kg, {scene.n_bodies} bodies, "
+        f"{scene.n_dofs} DOFs, {scene.n_muscles} muscles   (default pose)",
+        fontsize=13,
+        fontweight="bold",
+        y=1 - 0.25 / fh,
+        va="top",
+    )
     handles = _legend_handles(scene)
-    fig.legend(handles=handles, loc="center left", fontsize=9, frameon=False,
-               bbox_to_anchor=((fw - right + 0.15) / fw, (y0 + box_h / 2) / fh),
-               handlelength=2.2, labelspacing=1.1, borderaxespad=0)
+    fig.legend(
+        handles=handles,
+        loc="center left",
+        fontsize=9,
+        frameon=False,
+        bbox_to_anchor=((fw - right + 0.15) / fw, (y0 + box_h / 2) / fh),
+        handlelength=2.2,
+        labelspacing=1.1,
+        borderaxespad=0,
+    )
     return fig
 
 
@@ -558,6 +659,7 @@ def render_model(osim_path, out_png, meta: ModelMeta | None = None) -> Path:
     scene = _extract(path, _load_meta(path, meta))
 
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
     fig = _figure(scene)
     FigureCanvasAgg(fig)
     out = Path(out_png)

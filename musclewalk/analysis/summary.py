@@ -3,6 +3,7 @@ transport (Wang et al. 2012 model) and stride frequency. Steps and energy come f
 measures as the optimizer's objective (`musclewalk.measures`): touch-downs of alternating feet
 from the vertical GRF above 5 % of body weight, and the metabolic rate integrated over the control
 steps (each sample stands for its control interval; the sample at the end stands for none)."""
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,16 @@ from ..measures.metabolics import BASAL_RATE, metabolic_rate, muscle_masses
 from ..model.meta import load_meta
 from ..sim.outputs import read_storage
 
-RUN_KEYS = ("model", "creature", "simulated_time", "terminated", "termination_reason",
-            "distance", "mean_forward_speed", "target_speed")
+RUN_KEYS = (
+    "model",
+    "creature",
+    "simulated_time",
+    "terminated",
+    "termination_reason",
+    "distance",
+    "mean_forward_speed",
+    "target_speed",
+)
 
 
 def read_run_summary(sim_dir) -> dict:
@@ -50,18 +59,24 @@ def summarize(sim_dir) -> dict:
         muscles = pd.read_csv(sim_dir / "muscles.csv")
         grf = read_storage(sim_dir / "grf.mot")
     except FileNotFoundError as exc:
-        raise FileNotFoundError(f"{sim_dir}: not a complete simulation folder ({exc.filename} "
-                                "missing)") from None
+        raise FileNotFoundError(
+            f"{sim_dir}: not a complete simulation folder ({exc.filename} missing)"
+        ) from None
     meta = load_meta(summary["model"])
     mass = meta.total_mass
     names = [m.name for m in meta.muscles]
-    mm = muscle_masses([m.max_isometric_force for m in meta.muscles],
-                       [m.optimal_fiber_length for m in meta.muscles])
+    mm = muscle_masses(
+        [m.max_isometric_force for m in meta.muscles], [m.optimal_fiber_length for m in meta.muscles]
+    )
     cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
     exc, act, nfl = cols("excitation"), cols("activation"), cols("norm_fiber_length")
     vel, force, active = cols("fiber_velocity"), cols("fiber_force"), cols("active_fiber_force")
-    rate = np.array([metabolic_rate(mass, mm, exc[k], act[k], nfl[k], vel[k], force[k], active[k])
-                     for k in range(len(muscles))])
+    rate = np.array(
+        [
+            metabolic_rate(mass, mm, exc[k], act[k], nfl[k], vel[k], force[k], active[k])
+            for k in range(len(muscles))
+        ]
+    )
     time = muscles["time"].to_numpy()
     simulated_time = float(summary["simulated_time"])
     energy_integral = StepIntegral(["energy"], float(summary.get("control_interval", CONTROL_INTERVAL)))
@@ -69,12 +84,15 @@ def summarize(sim_dir) -> dict:
         energy_integral.add(tk, {"energy": rk})
     energy = energy_integral.totals(simulated_time)["energy"]
     distance = summary["distance"]
-    strikes = touch_downs(grf["time"].to_numpy(),
-                          grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy(),
-                          contact_threshold(mass))
+    strikes = touch_downs(
+        grf["time"].to_numpy(),
+        grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy(),
+        contact_threshold(mass),
+    )
     right = strikes[0]
-    stride_frequency = (float((len(right) - 1) / (right[-1] - right[0]))
-                        if len(right) >= 2 and right[-1] > right[0] else None)
+    stride_frequency = (
+        float((len(right) - 1) / (right[-1] - right[0])) if len(right) >= 2 and right[-1] > right[0] else None
+    )
     return {
         "creature": summary["creature"],
         "simulated_time": summary["simulated_time"],
@@ -88,10 +106,11 @@ def summarize(sim_dir) -> dict:
         "cost_of_transport_J_per_kg_m": energy / (mass * distance) if distance > 0.1 else None,
         "cost_of_transport_dimensionless": energy / (mass * G * distance) if distance > 0.1 else None,
         # net: without the basal rate (Wang et al. 2012: 1.51 W/kg), the part walking costs
-        "net_cost_of_transport_J_per_kg_m": (energy - BASAL_RATE * mass * simulated_time)
-        / (mass * distance) if distance > 0.1 else None,
+        "net_cost_of_transport_J_per_kg_m": (energy - BASAL_RATE * mass * simulated_time) / (mass * distance)
+        if distance > 0.1
+        else None,
         "metabolic_model": "Wang et al. 2012 (Anderson 1999 / Bhargava 2004 heat rates, basal "
-                           f"{BASAL_RATE} W/kg; musclewalk.measures.metabolics)",
+        f"{BASAL_RATE} W/kg; musclewalk.measures.metabolics)",
         "stride_frequency_Hz": stride_frequency,
         "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
         "body_mass_kg": mass,
@@ -100,6 +119,7 @@ def summarize(sim_dir) -> dict:
 
 def write_summary(sim_dir, out_json) -> dict:
     from ..model.osim import write_atomic
+
     result = summarize(sim_dir)
     write_atomic(Path(out_json), (json.dumps(result, indent=1) + "\n").encode())
     return result

@@ -171,8 +171,14 @@ class Controller:
         p = self.params
         self._trunk_law = (p["trunk.theta0"], p["trunk.k_speed"], p["trunk.k_heading"])
         self._upper_law = {
-            phase: (p[f"{phase}.theta0"], p[f"{phase}.kp_sagittal"], p[f"{phase}.kd_sagittal"],
-                    p["coronal.phi0"], p["coronal.kp"], p["coronal.kd"])
+            phase: (
+                p[f"{phase}.theta0"],
+                p[f"{phase}.kp_sagittal"],
+                p[f"{phase}.kd_sagittal"],
+                p["coronal.phi0"],
+                p["coronal.kp"],
+                p["coronal.kd"],
+            )
             for phase in ("swing", "prep")
         }
         self._knee_relative = rot_z(-p["knee.theta"])
@@ -325,9 +331,17 @@ class Controller:
         self.excitation = excitation
         self._last_sensors = s
         self._last = {
-            "t": t, "contact": contact, "d_forward": d_forward, "heading": psi,
-            "target_heading": target_heading, "target_speed": target_speed, "v_forward": v_forward,
-            "lean": lean, "side_lean": side_lean, "flexion": flexion, "abduction": abduction,
+            "t": t,
+            "contact": contact,
+            "d_forward": d_forward,
+            "heading": psi,
+            "target_heading": target_heading,
+            "target_speed": target_speed,
+            "v_forward": v_forward,
+            "lean": lean,
+            "side_lean": side_lean,
+            "flexion": flexion,
+            "abduction": abduction,
             "n_stance": tables.n_stance,
         }
         return excitation
@@ -339,8 +353,13 @@ class Controller:
         return contact, states
 
     def _upper_leg_targets(
-        self, states: tuple, d_forward: tuple, d_right: tuple,
-        target_speed: float, v_forward: float, v_right: float,
+        self,
+        states: tuple,
+        d_forward: tuple,
+        d_right: tuple,
+        target_speed: float,
+        v_forward: float,
+        v_right: float,
     ) -> tuple:
         """Eq 12-13 per leg, balancing over the other foot: ([flexion r, l], [abduction r, l])."""
         fr, L = self._froude, self._L
@@ -351,14 +370,23 @@ class Controller:
             outward = 1.0 if leg == 0 else -1.0
             flexion[leg], abduction[leg] = upper_leg_target_angles(
                 *self._upper_law["prep" if states[leg] == _PREP else "swing"],
-                -d_forward[other] / L, -outward * d_right[other] / L,
-                target_speed / fr, v_forward / fr, outward * v_right / fr,
+                -d_forward[other] / L,
+                -outward * d_right[other] / L,
+                target_speed / fr,
+                v_forward / fr,
+                outward * v_right / fr,
             )
         return flexion, abduction
 
     def _target_orientations(
-        self, R: np.ndarray, psi: float, target_heading: float,
-        lean: float, side_lean: float, flexion: list, abduction: list,
+        self,
+        R: np.ndarray,
+        psi: float,
+        target_heading: float,
+        lean: float,
+        side_lean: float,
+        flexion: list,
+        abduction: list,
     ) -> np.ndarray:
         """Target rotation per feature slot (_N_SLOTS, 3, 3): facing-frame targets for trunk, upper
         legs, feet and head; lower legs relative to the current upper legs."""
@@ -378,8 +406,13 @@ class Controller:
         return tables.kq * error - tables.kw * s.body_omega[self._slot_body]
 
     def _jt_activations(
-        self, s: Sensors, tables: _StateTables, torque: np.ndarray,
-        R_trunk: np.ndarray, target_speed: float, target_heading: float,
+        self,
+        s: Sensors,
+        tables: _StateTables,
+        torque: np.ndarray,
+        R_trunk: np.ndarray,
+        target_speed: float,
+        target_heading: float,
     ) -> np.ndarray:
         """Eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain)."""
         moment = torque[tables.pair_slot]
@@ -406,9 +439,7 @@ class Controller:
         fx, fy, fz = force.tolist()
         # d x F = d @ [F]x
         cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
-        moment[self._head_pairs] += (
-            (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
-        )
+        moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
 
     def _delayed_excitation(self, feedback: np.ndarray, tables: _StateTables) -> np.ndarray:
         """§4.4: undelayed constant and lift-off terms plus the feedback delivered Δ_M later,

@@ -73,8 +73,9 @@ def next_leg_states(
         if after_contact[s] == LegState.SWING and d_foot[s] > d_prep:
             new[s] = LegState.STANCE_PREPARATION
         elif after_contact[s] == LegState.STANCE:
-            rear_at_dual_stance = (after_contact[o] == LegState.STANCE and contact[o]
-                                   and contact[s] and d_foot[s] < d_foot[o])
+            rear_at_dual_stance = (
+                after_contact[o] == LegState.STANCE and contact[o] and contact[s] and d_foot[s] < d_foot[o]
+            )
             if rear_at_dual_stance or d_foot[s] < d_lift:
                 new[s] = LegState.LIFT_OFF
     return new

@@ -107,8 +107,12 @@ def pair_moments(
 
 
 def feature_muscle_forces(
-    pair_moment: np.ndarray, pair_r: np.ndarray, pair_weight: np.ndarray,
-    pair_muscle: np.ndarray, n_muscles: int, min_moment_arm: float = DEFAULT_MIN_MOMENT_ARM,
+    pair_moment: np.ndarray,
+    pair_r: np.ndarray,
+    pair_weight: np.ndarray,
+    pair_muscle: np.ndarray,
+    n_muscles: int,
+    min_moment_arm: float = DEFAULT_MIN_MOMENT_ARM,
 ) -> np.ndarray:
     """Eq 17-18: Σ_k σ_k (r_k . moment_k) / (m ||r_k||^2) per muscle.
 

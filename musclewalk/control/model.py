@@ -40,22 +40,52 @@ LEG_JOINT_KINDS = ("hip", "knee", "ankle", "toe")
 
 ROLES = frozenset(
     {
-        "hip", "hip_flexor", "hip_extensor", "knee", "knee_extensor", "ankle", "ankle_extensor",
-        "head_chain", "arm", "tail",
+        "hip",
+        "hip_flexor",
+        "hip_extensor",
+        "knee",
+        "knee_extensor",
+        "ankle",
+        "ankle_extensor",
+        "head_chain",
+        "arm",
+        "tail",
         # informative only: accepted, not used by any rule
-        "hip_abductor", "hip_adductor", "knee_flexor", "ankle_flexor", "toe",
+        "hip_abductor",
+        "hip_adductor",
+        "knee_flexor",
+        "ankle_flexor",
+        "toe",
     }
 )
 LEG_ROLES = frozenset(
-    {"hip", "hip_flexor", "hip_extensor", "knee", "knee_extensor", "ankle", "ankle_extensor",
-     "hip_abductor", "hip_adductor", "knee_flexor", "ankle_flexor", "toe"}
+    {
+        "hip",
+        "hip_flexor",
+        "hip_extensor",
+        "knee",
+        "knee_extensor",
+        "ankle",
+        "ankle_extensor",
+        "hip_abductor",
+        "hip_adductor",
+        "knee_flexor",
+        "ankle_flexor",
+        "toe",
+    }
 )
 # role -> joint kind the muscle must span on its own side
 _ROLE_JOINT = {"hip": "hip", "knee": "knee", "ankle": "ankle", "head_chain": "head_chain"}
 
 __all__ = [
-    "MuscleInfo", "JointInfo", "ControlModel", "base_pose_features",
-    "LEG_SIDES", "SIDE_INDEX", "JOINT_KINDS", "ROLES",
+    "MuscleInfo",
+    "JointInfo",
+    "ControlModel",
+    "base_pose_features",
+    "LEG_SIDES",
+    "SIDE_INDEX",
+    "JOINT_KINDS",
+    "ROLES",
 ]
 
 
@@ -210,9 +240,7 @@ class ControlModel:
             if len(role_sets) > 1:
                 raise ValueError(f"muscles sharing unique name {unique!r} have different roles")
 
-        self.delay_steps = delay_steps_from_seconds(
-            [m.delay for m in self.muscles], self.dt, names=names
-        )
+        self.delay_steps = delay_steps_from_seconds([m.delay for m in self.muscles], self.dt, names=names)
 
     # convenience -------------------------------------------------------------------------------
     @property
@@ -225,8 +253,10 @@ class ControlModel:
 
     @property
     def has_head(self) -> bool:
-        return self.head_body is not None and bool(self.head_chain_joints) and any(
-            "head_chain" in m.roles for m in self.muscles
+        return (
+            self.head_body is not None
+            and bool(self.head_chain_joints)
+            and any("head_chain" in m.roles for m in self.muscles)
         )
 
     def unique_names(self) -> list:
@@ -247,18 +277,22 @@ class ControlModel:
     def from_dict(cls, d: Mapping[str, Any]) -> "ControlModel":
         """Build from plain data (e.g. JSON). Layout::
 
-            {"muscles": [{"name", "side", "fmax", "delay", "unique", "roles": [...]}, ...],
-             "joints":  [{"name", "kind", "side"}, ...],
-             "pairs":   [[muscle, joint], ...]          # indices or names
-             "bodies":  {"trunk": b, "head": b|null, "upper": [r, l], "lower": [r, l], "foot": [r, l]},
-             "body_names": [...],                        # needed when bodies are given by name
-             "total_mass", "leg_length", "dt", "gravity"?, "trunk_pitch0"?, "upper_leg_pitch0"?,
-             "knee0"?, "ankle0"?, "head_pitch0"?, "head_offset"?: [x, y, z]}
+        {"muscles": [{"name", "side", "fmax", "delay", "unique", "roles": [...]}, ...],
+         "joints":  [{"name", "kind", "side"}, ...],
+         "pairs":   [[muscle, joint], ...]          # indices or names
+         "bodies":  {"trunk": b, "head": b|null, "upper": [r, l], "lower": [r, l], "foot": [r, l]},
+         "body_names": [...],                        # needed when bodies are given by name
+         "total_mass", "leg_length", "dt", "gravity"?, "trunk_pitch0"?, "upper_leg_pitch0"?,
+         "knee0"?, "ankle0"?, "head_pitch0"?, "head_offset"?: [x, y, z]}
         """
         muscles = [
             MuscleInfo(
-                name=m["name"], side=m.get("side"), fmax=float(m["fmax"]), delay=float(m["delay"]),
-                unique=m.get("unique", m["name"]), roles=frozenset(m.get("roles", ())),
+                name=m["name"],
+                side=m.get("side"),
+                fmax=float(m["fmax"]),
+                delay=float(m["delay"]),
+                unique=m.get("unique", m["name"]),
+                roles=frozenset(m.get("roles", ())),
             )
             for m in d["muscles"]
         ]
@@ -284,7 +318,13 @@ class ControlModel:
         kwargs = {
             k: d[k]
             for k in (
-                "gravity", "trunk_pitch0", "upper_leg_pitch0", "knee0", "ankle0", "head_pitch0", "head_offset"
+                "gravity",
+                "trunk_pitch0",
+                "upper_leg_pitch0",
+                "knee0",
+                "ankle0",
+                "head_pitch0",
+                "head_offset",
             )
             if k in d
         }
@@ -309,19 +349,34 @@ class ControlModel:
         """Inverse of `from_dict` (indices, JSON-serialisable)."""
         return {
             "muscles": [
-                {"name": m.name, "side": m.side, "fmax": m.fmax, "delay": m.delay, "unique": m.unique,
-                 "roles": sorted(m.roles)}
+                {
+                    "name": m.name,
+                    "side": m.side,
+                    "fmax": m.fmax,
+                    "delay": m.delay,
+                    "unique": m.unique,
+                    "roles": sorted(m.roles),
+                }
                 for m in self.muscles
             ],
             "joints": [{"name": j.name, "kind": j.kind, "side": j.side} for j in self.joints],
             "pairs": [[int(m), int(j)] for m, j in zip(self.pair_muscle, self.pair_joint)],
             "bodies": {
-                "trunk": self.trunk_body, "head": self.head_body, "upper": list(self.upper_body),
-                "lower": list(self.lower_body), "foot": list(self.foot_body),
+                "trunk": self.trunk_body,
+                "head": self.head_body,
+                "upper": list(self.upper_body),
+                "lower": list(self.lower_body),
+                "foot": list(self.foot_body),
             },
             "body_names": list(self.body_names) if self.body_names else None,
-            "total_mass": self.total_mass, "leg_length": self.leg_length, "dt": self.dt,
-            "gravity": self.gravity, "trunk_pitch0": self.trunk_pitch0,
-            "upper_leg_pitch0": self.upper_leg_pitch0, "knee0": self.knee0, "ankle0": self.ankle0,
-            "head_pitch0": self.head_pitch0, "head_offset": self.head_offset.tolist(),
+            "total_mass": self.total_mass,
+            "leg_length": self.leg_length,
+            "dt": self.dt,
+            "gravity": self.gravity,
+            "trunk_pitch0": self.trunk_pitch0,
+            "upper_leg_pitch0": self.upper_leg_pitch0,
+            "knee0": self.knee0,
+            "ankle0": self.ankle0,
+            "head_pitch0": self.head_pitch0,
+            "head_offset": self.head_offset.tolist(),
         }

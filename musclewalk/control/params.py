@@ -74,6 +74,7 @@ class ParamSpec:
     """One optimizable parameter: controller, initial state or (normalized to [0, 1]) model
     routing, muscle property or passive gain. The one description and validator of every
     parameter vector (controller, simulation parameter files, optimizer space, warm starts)."""
+
     name: str
     default: float
     lower: float
@@ -92,8 +93,9 @@ class ParamSpec:
         if not math.isfinite(x):
             raise ParameterError(f"{source}: {self.name}: value {x} is not finite")
         if not self.lower <= x <= self.upper:
-            raise ParameterError(f"{source}: {self.name}: {x:g} is outside the bounds "
-                                 f"[{self.lower:g}, {self.upper:g}]")
+            raise ParameterError(
+                f"{source}: {self.name}: {x:g} is outside the bounds [{self.lower:g}, {self.upper:g}]"
+            )
         return x
 
 
@@ -106,49 +108,128 @@ def controller_parameter_specs(control_model) -> list:
         specs.append(ParamSpec(name, float(default), float(lower), float(upper), group, doc))
 
     st, tf, fb, ce = GROUPS
-    add("fsm.contact_force", 0.05, 0.001, 0.5, st,
-        "F_contact: vertical GRF threshold for contact, body weights")
+    add(
+        "fsm.contact_force",
+        0.05,
+        0.001,
+        0.5,
+        st,
+        "F_contact: vertical GRF threshold for contact, body weights",
+    )
     add("fsm.d_lift", -0.3, -1.0, 0.5, st, "lift-off when (foot - COM).forward < d_lift, leg lengths")
-    add("fsm.d_prep", 0.0, -0.5, 1.0, st,
-        "stance preparation when (foot - COM).forward > d_prep, leg lengths")
+    add(
+        "fsm.d_prep", 0.0, -0.5, 1.0, st, "stance preparation when (foot - COM).forward > d_prep, leg lengths"
+    )
 
     t0, h0, k0, a0 = cm.trunk_pitch0, cm.upper_leg_pitch0, cm.knee0, cm.ankle0
     add("trunk.theta0", t0, t0 - 0.6, t0 + 0.8, tf, "trunk forward-lean offset theta_trunk^0, rad (eq 10)")
-    add("trunk.k_speed", 0.3, 0.0, 3.0, tf,
-        "k_v: forward lean per (target - COM) speed, rad per sqrt(gL) (eq 10)")
-    add("trunk.k_heading", 0.2, 0.0, 2.0, tf,
-        "k_h: side lean toward the target heading per rad of heading error (eq 11)")
+    add(
+        "trunk.k_speed",
+        0.3,
+        0.0,
+        3.0,
+        tf,
+        "k_v: forward lean per (target - COM) speed, rad per sqrt(gL) (eq 10)",
+    )
+    add(
+        "trunk.k_heading",
+        0.2,
+        0.0,
+        2.0,
+        tf,
+        "k_h: side lean toward the target heading per rad of heading error (eq 11)",
+    )
     for phase, offset, doc in (("swing", 0.4, "swing"), ("prep", 0.3, "stance preparation")):
-        add(f"{phase}.theta0", h0 + offset, h0 - 0.5, h0 + 1.5, tf,
-            f"{doc} hip-flexion offset theta_hip^0, rad (eq 12)")
-        add(f"{phase}.kp_sagittal", 0.5, -2.0, 3.0, tf,
-            f"{doc} k_p^theta: rad per leg length of d_S = COM - stance foot (eq 12)")
-        add(f"{phase}.kd_sagittal", -0.5, -3.0, 2.0, tf,
-            f"{doc} k_d^theta: rad per sqrt(gL) of (target speed - v_S) (eq 12)")
+        add(
+            f"{phase}.theta0",
+            h0 + offset,
+            h0 - 0.5,
+            h0 + 1.5,
+            tf,
+            f"{doc} hip-flexion offset theta_hip^0, rad (eq 12)",
+        )
+        add(
+            f"{phase}.kp_sagittal",
+            0.5,
+            -2.0,
+            3.0,
+            tf,
+            f"{doc} k_p^theta: rad per leg length of d_S = COM - stance foot (eq 12)",
+        )
+        add(
+            f"{phase}.kd_sagittal",
+            -0.5,
+            -3.0,
+            2.0,
+            tf,
+            f"{doc} k_d^theta: rad per sqrt(gL) of (target speed - v_S) (eq 12)",
+        )
     add("coronal.phi0", 0.0, -0.3, 0.5, tf, "hip-abduction offset phi_hip^0, rad (eq 13)")
     add("coronal.kp", 0.2, -2.0, 3.0, tf, "k_p^phi: rad per leg length of d_C (outward) (eq 13)")
-    add("coronal.kd", -0.5, -3.0, 2.0, tf,
-        "k_d^phi: rad per sqrt(gL) of outward COM speed v_C, enters as -k_d v_C (eq 13)")
-    add("knee.theta", k0, k0 - 0.3, k0 + 1.5, tf,
-        "stance-preparation knee flexion target (lower vs upper leg), rad")
-    add("ankle.theta", a0, a0 - 1.0, a0 + 1.0, tf,
-        "swing/preparation foot pitch target relative to ground (toes up), rad")
+    add(
+        "coronal.kd",
+        -0.5,
+        -3.0,
+        2.0,
+        tf,
+        "k_d^phi: rad per sqrt(gL) of outward COM speed v_C, enters as -k_d v_C (eq 13)",
+    )
+    add(
+        "knee.theta",
+        k0,
+        k0 - 0.3,
+        k0 + 1.5,
+        tf,
+        "stance-preparation knee flexion target (lower vs upper leg), rad",
+    )
+    add(
+        "ankle.theta",
+        a0,
+        a0 - 1.0,
+        a0 + 1.0,
+        tf,
+        "swing/preparation foot pitch target relative to ground (toes up), rad",
+    )
 
     add("gain.trunk.kq", 2.0, 0.0, 10.0, fb, "stance trunk orientation gain, M g L per rad (eq 21)")
-    add("gain.trunk.kw", 0.5, 0.0, 5.0, fb,
-        "stance trunk angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 21)")
+    add(
+        "gain.trunk.kw",
+        0.5,
+        0.0,
+        5.0,
+        fb,
+        "stance trunk angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 21)",
+    )
     if cm.has_head:
         add("gain.head.kp", 3.0, 0.0, 10.0, fb, "head position gain, M g per leg length (eq 22)")
         add("gain.head.kv", 0.3, 0.0, 5.0, fb, "head velocity gain, M g per sqrt(gL) (eq 22)")
         add("gain.head.kq", 0.3, 0.0, 2.0, fb, "head orientation gain, M g L per rad (eq 22)")
-        add("gain.head.kw", 0.03, 0.0, 1.0, fb,
-            "head angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 22)")
+        add(
+            "gain.head.kw",
+            0.03,
+            0.0,
+            1.0,
+            fb,
+            "head angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 22)",
+        )
     add("gain.swing.kq", 0.5, 0.0, 5.0, fb, "swing upper-leg orientation gain, M g L per rad (eq 26)")
-    add("gain.prep.kq", 0.5, 0.0, 5.0, fb,
-        "stance-preparation upper-leg orientation gain, M g L per rad (eq 27)")
+    add(
+        "gain.prep.kq",
+        0.5,
+        0.0,
+        5.0,
+        fb,
+        "stance-preparation upper-leg orientation gain, M g L per rad (eq 27)",
+    )
     add("gain.prep.kw", 0.1, 0.0, 2.0, fb, "stance-preparation upper-leg angular-velocity gain (eq 27)")
-    add("gain.knee.kq", 0.05, 0.0, 2.0, fb,
-        "stance-preparation lower-leg orientation gain, M g L per rad (eq 28)")
+    add(
+        "gain.knee.kq",
+        0.05,
+        0.0,
+        2.0,
+        fb,
+        "stance-preparation lower-leg orientation gain, M g L per rad (eq 28)",
+    )
     add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
     uniques = cm.unique_names()
     for unique in uniques:
@@ -159,17 +240,35 @@ def controller_parameter_specs(control_model) -> list:
             # (F_L 0.5-0.8), hence 2.0. A biarticular hip flexor (rectus femoris) starts without
             # it: F+ in lift-off keeps that leg straight.
             default = 0.0 if "hip_flexor" in roles else 2.0 if "knee_extensor" in roles else 1.2
-            add(f"fplus.{unique}", default, 0.0, 3.0, fb,
-                f"positive force feedback gain of {unique}, per F_max (eq 23)")
+            add(
+                f"fplus.{unique}",
+                default,
+                0.0,
+                3.0,
+                fb,
+                f"positive force feedback gain of {unique}, per F_max (eq 23)",
+            )
     add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
 
     for unique in uniques:
-        add(f"const.stance.{unique}", 0.05, 0.0, 1.0, ce,
-            f"constant excitation of {unique} in stance and lift-off (eq 30)")
+        add(
+            f"const.stance.{unique}",
+            0.05,
+            0.0,
+            1.0,
+            ce,
+            f"constant excitation of {unique} in stance and lift-off (eq 30)",
+        )
     for unique in uniques:
-        add(f"const.swing.{unique}", _swing_constant(cm.unique_roles(unique)), 0.0, 1.0, ce,
-            f"constant excitation of {unique} in swing and stance preparation (eq 31)")
+        add(
+            f"const.swing.{unique}",
+            _swing_constant(cm.unique_roles(unique)),
+            0.0,
+            1.0,
+            ce,
+            f"constant excitation of {unique} in swing and stance preparation (eq 31)",
+        )
     return specs
 
 
@@ -190,8 +289,9 @@ def default_parameters(control_model) -> dict:
     return {s.name: s.default for s in controller_parameter_specs(control_model)}
 
 
-def validate_parameters(params: Mapping[str, float], specs: list, strict: bool = False,
-                        source: str = "controller parameters") -> dict:
+def validate_parameters(
+    params: Mapping[str, float], specs: list, strict: bool = False, source: str = "controller parameters"
+) -> dict:
     """Return the complete parameter dict (spec order), missing names filled with defaults unless
     ``strict``. ParameterError (a ValueError) naming the parameter for unknown names, missing
     names (strict), non-finite or out-of-bounds values."""
@@ -203,8 +303,7 @@ def validate_parameters(params: Mapping[str, float], specs: list, strict: bool =
         missing = [s.name for s in specs if s.name not in params]
         if missing:
             raise ParameterError(f"{source}: missing parameter(s): {', '.join(missing)}")
-    return {s.name: s.check(params[s.name], source) if s.name in params else s.default
-            for s in specs}
+    return {s.name: s.check(params[s.name], source) if s.name in params else s.default for s in specs}
 
 
 def group_counts(specs: list) -> dict:

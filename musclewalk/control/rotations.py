@@ -47,8 +47,9 @@ def facing_rotations(yaw, pitch, roll) -> np.ndarray:
         np.atleast_1d(np.asarray(pitch, float)),
         np.atleast_1d(np.asarray(roll, float)),
     )
-    (cy, ca, cb), (sy, sa, sb) = np.cos((yaw.ravel(), pitch.ravel(), roll.ravel())), np.sin(
-        (yaw.ravel(), pitch.ravel(), roll.ravel())
+    (cy, ca, cb), (sy, sa, sb) = (
+        np.cos((yaw.ravel(), pitch.ravel(), roll.ravel())),
+        np.sin((yaw.ravel(), pitch.ravel(), roll.ravel())),
     )
     sa_cb = sa * cb
     sa_sb = sa * sb
@@ -72,11 +73,13 @@ def few_facing_rotations(yaws, pitches, rolls) -> np.ndarray:
     for yaw, pitch, roll in zip(yaws, pitches, rolls):
         cy, sy, ca, sa, cb, sb = cos(yaw), sin(yaw), cos(pitch), sin(pitch), cos(roll), sin(roll)
         sa_cb, sa_sb = sa * cb, sa * sb
-        out.append((
-            (cy * ca, sy * sb - cy * sa_cb, cy * sa_sb + sy * cb),
-            (sa, ca * cb, -ca * sb),
-            (-sy * ca, sy * sa_cb + cy * sb, cy * cb - sy * sa_sb),
-        ))
+        out.append(
+            (
+                (cy * ca, sy * sb - cy * sa_cb, cy * sa_sb + sy * cb),
+                (sa, ca * cb, -ca * sb),
+                (-sy * ca, sy * sa_cb + cy * sb, cy * cb - sy * sa_sb),
+            )
+        )
     return np.array(out)
 
 

@@ -37,9 +37,17 @@ class Sensors:
         cm = control_model
         nb = np.shape(self.body_pos)[0]
         expected = {
-            "body_pos": (nb, 3), "body_R": (nb, 3, 3), "body_vel": (nb, 3), "body_omega": (nb, 3),
-            "com_pos": (3,), "com_vel": (3,), "foot_pos": (2, 3), "foot_grf": (2, 3),
-            "muscle_force": (cm.n_muscles,), "pair_r": (cm.n_pairs, 3), "joint_pos": (len(cm.joints), 3),
+            "body_pos": (nb, 3),
+            "body_R": (nb, 3, 3),
+            "body_vel": (nb, 3),
+            "body_omega": (nb, 3),
+            "com_pos": (3,),
+            "com_vel": (3,),
+            "foot_pos": (2, 3),
+            "foot_grf": (2, 3),
+            "muscle_force": (cm.n_muscles,),
+            "pair_r": (cm.n_pairs, 3),
+            "joint_pos": (len(cm.joints), 3),
         }
         for name, shape in expected.items():
             if np.shape(getattr(self, name)) != shape:

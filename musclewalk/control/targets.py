@@ -45,9 +45,13 @@ from .rotations import rot_z, wrap_angle, yaw_pitch_roll
 
 
 def trunk_target_angles(
-    theta0: float, k_speed: float, k_heading: float,
-    target_speed: float, com_forward_speed: float,
-    target_heading: float, trunk_heading: float,
+    theta0: float,
+    k_speed: float,
+    k_heading: float,
+    target_speed: float,
+    com_forward_speed: float,
+    target_heading: float,
+    trunk_heading: float,
 ) -> tuple:
     """Eq 10-11 (speeds already in Froude units). Returns (lean forward theta, side lean left phi)."""
     theta = theta0 + k_speed * (target_speed - com_forward_speed)
@@ -56,10 +60,17 @@ def trunk_target_angles(
 
 
 def upper_leg_target_angles(
-    theta0: float, kp_sagittal: float, kd_sagittal: float,
-    phi0: float, kp_coronal: float, kd_coronal: float,
-    d_sagittal: float, d_coronal: float,
-    target_speed: float, v_sagittal: float, v_coronal: float,
+    theta0: float,
+    kp_sagittal: float,
+    kd_sagittal: float,
+    phi0: float,
+    kp_coronal: float,
+    kd_coronal: float,
+    d_sagittal: float,
+    d_coronal: float,
+    target_speed: float,
+    v_sagittal: float,
+    v_coronal: float,
 ) -> tuple:
     """Eq 12-13 (dimensionless inputs, see module doc). Returns (hip flexion, hip abduction)."""
     theta = theta0 + kp_sagittal * d_sagittal + kd_sagittal * (target_speed - v_sagittal)
@@ -73,6 +84,7 @@ def lower_leg_target(R_upper: np.ndarray, knee_flexion: float) -> np.ndarray:
 
 
 # measured feature angles (inverse maps) ----------------------------------------------------------
+
 
 def trunk_angles(R: np.ndarray) -> tuple:
     """(heading psi, lean forward theta, side lean left phi) of a trunk rotation matrix."""
@@ -98,8 +110,13 @@ def foot_pitch(R: np.ndarray) -> float:
 
 
 def base_pose_features(
-    body_pos: np.ndarray, body_R: np.ndarray, trunk: int, head: int | None,
-    upper: Sequence[int], lower: Sequence[int], foot: Sequence[int],
+    body_pos: np.ndarray,
+    body_R: np.ndarray,
+    trunk: int,
+    head: int | None,
+    upper: Sequence[int],
+    lower: Sequence[int],
+    foot: Sequence[int],
 ) -> dict:
     """Base-pose angles for `ControlModel` (trunk_pitch0, upper_leg_pitch0, knee0, ankle0,
     head_pitch0, head_offset) from base-pose body transforms; leg values are the mean of both sides."""

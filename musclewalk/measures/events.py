@@ -2,13 +2,14 @@
 (default 5 % of body weight); a touch-down starts a step only when it alternates with the last
 one, so a foot that bounces on landing, or taps again before the other foot landed, is not a new
 step. The objective's speed measure and `musclewalk analyze` use this one detector."""
+
 from __future__ import annotations
 
 import numpy as np
 
 from ..constants import GRAVITY
 
-CONTACT_FRACTION = 0.05      # a foot is in contact above 5 % of body weight
+CONTACT_FRACTION = 0.05  # a foot is in contact above 5 % of body weight
 
 
 def contact_threshold(body_mass: float, fraction: float = CONTACT_FRACTION) -> float:

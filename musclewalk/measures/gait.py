@@ -5,6 +5,7 @@ t_max. After an early termination a measure counts ``after_termination`` for the
 
 Adding a measure: a class here with ``name``, ``unit`` and ``value``, listed in `MEASURES`; an
 objective file then refers to it by that name."""
+
 from __future__ import annotations
 
 import math
@@ -17,22 +18,23 @@ from ..constants import GRAVITY
 from .events import StepDetector, contact_threshold
 from .metabolics import metabolic_rate, muscle_masses
 
-LOADED_SPHERE_FORCE = 1.0     # N: a contact sphere carries load above this
+LOADED_SPHERE_FORCE = 1.0  # N: a contact sphere carries load above this
 
 
 @dataclass
 class MeasureContext:
     """What the measures need to know about the creature and the task, fixed for a run."""
-    body_mass: float                   # kg
-    dt: float                          # control interval, s
-    target_speed: float                # m/s
+
+    body_mass: float  # kg
+    dt: float  # control interval, s
+    target_speed: float  # m/s
     heading_at: Callable[[float], float]
-    head_body: int                     # index of the head body (the trunk when there is none)
-    head_offset: np.ndarray            # head point in the head body's frame, m
-    head_base_R: np.ndarray            # head body orientation in the base pose (3, 3)
-    muscle_mass: np.ndarray            # kg per muscle
-    contact_velocities: Callable       # raw sensors -> (n_spheres, 3) sphere centre velocities
-    leg_length: float = 1.0            # m
+    head_body: int  # index of the head body (the trunk when there is none)
+    head_offset: np.ndarray  # head point in the head body's frame, m
+    head_base_R: np.ndarray  # head body orientation in the base pose (3, 3)
+    muscle_mass: np.ndarray  # kg per muscle
+    contact_velocities: Callable  # raw sensors -> (n_spheres, 3) sphere centre velocities
+    leg_length: float = 1.0  # m
 
     @classmethod
     def from_simulator(cls, sim, scenario) -> "MeasureContext":
@@ -42,31 +44,36 @@ class MeasureContext:
         offset = np.zeros(3) if cm.head_body is not None else np.asarray(cm.head_offset, float)
         head_name = meta.bodies[head].name
         return cls(
-            body_mass=meta.total_mass, dt=scenario.control_interval,
-            target_speed=scenario.speed, heading_at=scenario.heading_at, head_body=head,
+            body_mass=meta.total_mass,
+            dt=scenario.control_interval,
+            target_speed=scenario.speed,
+            heading_at=scenario.heading_at,
+            head_body=head,
             head_offset=offset,
             head_base_R=np.reshape(meta.base_pose[head_name].R, (3, 3)),
-            muscle_mass=muscle_masses([m.max_isometric_force for m in meta.muscles],
-                                      [m.optimal_fiber_length for m in meta.muscles]),
+            muscle_mass=muscle_masses(
+                [m.max_isometric_force for m in meta.muscles], [m.optimal_fiber_length for m in meta.muscles]
+            ),
             contact_velocities=sim.bridge.contact_velocities,
-            leg_length=float(meta.leg_length))
+            leg_length=float(meta.leg_length),
+        )
 
 
 @dataclass
 class StepSample:
     """One control step as the measures see it."""
+
     t: float
-    sensors: object                    # control.sensors.Sensors
-    raw: object                        # sim.engine.RawSensors
+    sensors: object  # control.sensors.Sensors
+    raw: object  # sim.engine.RawSensors
     excitation: np.ndarray
-    heading: float                     # target heading, rad
-    forward: np.ndarray                # horizontal unit vector of the target heading
-    muscles: object = None             # sim.engine.MuscleState, when a measure needs it
-    limit_torques: np.ndarray | None = None   # N m per joint limit, when a measure needs them
+    heading: float  # target heading, rad
+    forward: np.ndarray  # horizontal unit vector of the target heading
+    muscles: object = None  # sim.engine.MuscleState, when a measure needs it
+    limit_torques: np.ndarray | None = None  # N m per joint limit, when a measure needs them
 
     @classmethod
-    def at(cls, sensors, raw, excitation, heading_at, muscles=None,
-           limit_torques=None) -> "StepSample":
+    def at(cls, sensors, raw, excitation, heading_at, muscles=None, limit_torques=None) -> "StepSample":
         heading = heading_at(sensors.t)
         forward = np.array([math.cos(heading), 0.0, -math.sin(heading)])
         return cls(sensors.t, sensors, raw, excitation, heading, forward, muscles, limit_torques)
@@ -91,6 +98,7 @@ class SpeedError(Measure):
     between the last two touch-downs of alternating feet, (p_k - p_k-1) / max(t_k - t_k-1,
     t - t_k): it decays while no new step comes (no step, no progress); 0 until two touch-downs
     were seen. A fall counts 1 for the rest of t_max."""
+
     name, unit = "speed_error", "1"
     after_termination = 1.0
 
@@ -113,6 +121,7 @@ class SpeedError(Measure):
 class HeadOrientationError(Measure):
     """Rotation angle between the head's orientation and its target: the base-pose orientation
     turned to the target heading (eq. 35)."""
+
     name, unit = "head_orientation_error", "rad"
 
     def value(self, sample):
@@ -126,6 +135,7 @@ class HeadOrientationError(Measure):
 
 class HeadVelocityError(Measure):
     """|v_target - v_head| of the head point, v_target = target speed along the heading (eq. 36)."""
+
     name, unit = "head_velocity_error", "m/s"
 
     def value(self, sample):
@@ -137,6 +147,7 @@ class HeadVelocityError(Measure):
 
 class FootSlide(Measure):
     """Mean horizontal speed of the contact spheres that carry load (eq. 37); 0 without load."""
+
     name, unit = "foot_slide", "m/s"
 
     def value(self, sample):
@@ -150,15 +161,23 @@ class FootSlide(Measure):
 class MetabolicRatePerKg(Measure):
     """Whole-body metabolic rate per body mass, basal included (Wang et al. 2012; see
     `metabolics`)."""
+
     name, unit = "metabolic_rate_per_kg", "W/kg"
     needs_muscles = True
 
     def rate(self, excitation, muscles) -> float:
         """W, from the excitations and a MuscleState."""
         c = self.context
-        return metabolic_rate(c.body_mass, c.muscle_mass, excitation, muscles.activation,
-                              muscles.norm_fiber_length, muscles.fiber_velocity,
-                              muscles.fiber_force, muscles.active_fiber_force)
+        return metabolic_rate(
+            c.body_mass,
+            c.muscle_mass,
+            excitation,
+            muscles.activation,
+            muscles.norm_fiber_length,
+            muscles.fiber_velocity,
+            muscles.fiber_force,
+            muscles.active_fiber_force,
+        )
 
     def value(self, sample):
         return self.rate(sample.excitation, sample.muscles) / self.context.body_mass
@@ -169,6 +188,7 @@ class MetabolicCostPerTargetDistance(MetabolicRatePerKg):
     rate per kg divided by the target speed, so that its average over t_max is the energy per
     kg and per metre the task asks for (Wang et al. 2012 make metabolic energy a main term; at a
     held speed this is the cost of transport)."""
+
     name, unit = "metabolic_cost_per_target_distance", "J/(kg m)"
 
     def value(self, sample):
@@ -179,6 +199,7 @@ class VerticalGrfExcess(Measure):
     """Vertical ground reaction force above 1.4 body weights, summed over the feet, in body
     weights (0 below): heel-strike impacts that human gait avoids (SCONE's ReactionForceMeasure,
     max 1.4 BW)."""
+
     name, unit = "vertical_grf_excess", "BW"
     LIMIT = 1.4
 
@@ -192,6 +213,7 @@ class JointLimitTorque(Measure):
     """Summed magnitude of the joint-limit (ligament) torques, in units of body weight times leg
     length: what a gait that leans on its joint limits (a knee locked in hyperextension) pays
     (Wang et al. 2012 penalize the soft joint-limit torques; SCONE's DofLimitMeasure)."""
+
     name, unit = "joint_limit_torque", "M g L"
     needs_limit_torques = True
 
@@ -200,6 +222,16 @@ class JointLimitTorque(Measure):
         return float(np.abs(sample.limit_torques).sum() / scale)
 
 
-MEASURES: dict[str, type[Measure]] = {m.name: m for m in (
-    SpeedError, HeadOrientationError, HeadVelocityError, FootSlide, MetabolicRatePerKg,
-    MetabolicCostPerTargetDistance, VerticalGrfExcess, JointLimitTorque)}
+MEASURES: dict[str, type[Measure]] = {
+    m.name: m
+    for m in (
+        SpeedError,
+        HeadOrientationError,
+        HeadVelocityError,
+        FootSlide,
+        MetabolicRatePerKg,
+        MetabolicCostPerTargetDistance,
+        VerticalGrfExcess,
+        JointLimitTorque,
+    )
+}

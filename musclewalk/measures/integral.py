@@ -5,6 +5,7 @@ measure integrates to itself times the simulated time). A run also yields a samp
 its simulated time (t_max itself, or the step an integrator failure stopped at); it stands for no
 simulated time and does not count. A sample counts once the next one shows that the simulation
 went on past it, or at `totals` when it lies before the end."""
+
 from __future__ import annotations
 
 from typing import Mapping

@@ -14,19 +14,21 @@ kg/m^3), f: slow-twitch fraction 0.5, u excitation, a activation, l normalized f
 v fibre velocity (m/s, negative = shortening), F fibre force, F_active its active part (N);
 g(l) = 0.5 (l <= 0.5), l (0.5 < l <= 1), 3 - 2 l (1 < l <= 1.5), 0 (l > 1.5). Watts.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-SPECIFIC_TENSION = 0.25e6     # Pa
-MUSCLE_DENSITY = 1059.7       # kg/m^3
+SPECIFIC_TENSION = 0.25e6  # Pa
+MUSCLE_DENSITY = 1059.7  # kg/m^3
 SLOW_TWITCH = 0.5
-BASAL_RATE = 1.51             # W/kg
+BASAL_RATE = 1.51  # W/kg
 
 
 def muscle_masses(fmax, optimal_fiber_length) -> np.ndarray:
-    return np.asarray(fmax, float) / SPECIFIC_TENSION * MUSCLE_DENSITY * np.asarray(
-        optimal_fiber_length, float)
+    return (
+        np.asarray(fmax, float) / SPECIFIC_TENSION * MUSCLE_DENSITY * np.asarray(optimal_fiber_length, float)
+    )
 
 
 def fiber_length_factor(norm_length) -> np.ndarray:
@@ -34,26 +36,40 @@ def fiber_length_factor(norm_length) -> np.ndarray:
     return np.where(l <= 0.5, 0.5, np.where(l <= 1.0, l, np.where(l <= 1.5, 3.0 - 2.0 * l, 0.0)))
 
 
-def metabolic_rates(mass, excitation, activation, norm_length, fiber_velocity, fiber_force,
-                    active_force, slow_twitch=SLOW_TWITCH):
+def metabolic_rates(
+    mass,
+    excitation,
+    activation,
+    norm_length,
+    fiber_velocity,
+    fiber_force,
+    active_force,
+    slow_twitch=SLOW_TWITCH,
+):
     """Per-muscle (activation, maintenance, shortening, work) heat rates, each (n,) in W."""
     f = slow_twitch
     u = np.clip(excitation, 0.0, 1.0)
     a = np.clip(activation, 0.0, 1.0)
     half_pi = 0.5 * np.pi
-    activation_heat = mass * (40.0 * f * np.sin(half_pi * u)
-                              + 133.0 * (1.0 - f) * (1.0 - np.cos(half_pi * u)))
-    maintenance_heat = mass * fiber_length_factor(norm_length) * (
-        74.0 * f * np.sin(half_pi * a) + 111.0 * (1.0 - f) * (1.0 - np.cos(half_pi * a)))
+    activation_heat = mass * (
+        40.0 * f * np.sin(half_pi * u) + 133.0 * (1.0 - f) * (1.0 - np.cos(half_pi * u))
+    )
+    maintenance_heat = (
+        mass
+        * fiber_length_factor(norm_length)
+        * (74.0 * f * np.sin(half_pi * a) + 111.0 * (1.0 - f) * (1.0 - np.cos(half_pi * a)))
+    )
     shortening = np.maximum(0.0, -np.asarray(fiber_velocity, float))
     shortening_heat = 0.25 * np.asarray(fiber_force, float) * shortening
     work = np.maximum(0.0, np.asarray(active_force, float)) * shortening
     return activation_heat, maintenance_heat, shortening_heat, work
 
 
-def metabolic_rate(body_mass, mass, excitation, activation, norm_length, fiber_velocity,
-                   fiber_force, active_force) -> float:
+def metabolic_rate(
+    body_mass, mass, excitation, activation, norm_length, fiber_velocity, fiber_force, active_force
+) -> float:
     """Whole-body metabolic rate (W), basal included."""
-    terms = metabolic_rates(mass, excitation, activation, norm_length, fiber_velocity,
-                            fiber_force, active_force)
+    terms = metabolic_rates(
+        mass, excitation, activation, norm_length, fiber_velocity, fiber_force, active_force
+    )
     return float(BASAL_RATE * body_mass + sum(t.sum() for t in terms))

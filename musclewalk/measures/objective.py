@@ -6,6 +6,7 @@ format in that folder's files), and the simulation observer that scores a run wi
 The integral is divided by t_max (a time average), so that a threshold compares with an average
 error. After an early termination each measure counts its ``after_termination`` value for the
 rest of t_max (E_speed = 1, the others 0)."""
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,8 @@ class ObjectiveError(ValueError):
 
 @dataclass(frozen=True)
 class Term:
-    name: str          # the term's name in history.csv and best.json
-    measure: str       # a key of gait.MEASURES
+    name: str  # the term's name in history.csv and best.json
+    measure: str  # a key of gait.MEASURES
     weight: float
     threshold: float
 
@@ -45,17 +46,23 @@ class Objective:
 
     def combine(self, averages: Mapping[str, float]) -> tuple[float, dict]:
         """Weighted, thresholded terms and their sum from time-averaged measures (by term)."""
-        terms = {t.name: t.weight * (0.0 if averages[t.name] < t.threshold else averages[t.name])
-                 for t in self.terms}
+        terms = {
+            t.name: t.weight * (0.0 if averages[t.name] < t.threshold else averages[t.name])
+            for t in self.terms
+        }
         return float(sum(terms.values())), terms
 
     def thresholds_met(self, averages: Mapping[str, float]) -> bool:
         return all(averages[t.name] < t.threshold or t.threshold == 0.0 for t in self.terms)
 
     def as_dict(self) -> dict:
-        return {"description": self.description,
-                "terms": {t.name: {"measure": t.measure, "weight": t.weight,
-                                   "threshold": t.threshold} for t in self.terms}}
+        return {
+            "description": self.description,
+            "terms": {
+                t.name: {"measure": t.measure, "weight": t.weight, "threshold": t.threshold}
+                for t in self.terms
+            },
+        }
 
     # ------------------------------------------------------------------ reading
     @classmethod
@@ -66,8 +73,9 @@ class Objective:
             path = models_dir() / "objectives" / f"{name_or_path}.yaml"
             if not path.is_file():
                 known = sorted(p.stem for p in (models_dir() / "objectives").glob("*.yaml"))
-                raise ObjectiveError(f"objective {name_or_path!r}: unknown (known: "
-                                     f"{', '.join(known)}; or give a .yaml file)")
+                raise ObjectiveError(
+                    f"objective {name_or_path!r}: unknown (known: {', '.join(known)}; or give a .yaml file)"
+                )
         data = read_yaml(path, ObjectiveError, "objective file")
         return cls.from_dict(data, path.stem, source=str(path))
 
@@ -83,8 +91,7 @@ class Objective:
             raise err(sorted(unknown)[0], "unknown key (known: description, terms)")
         raw_terms = data.get("terms")
         if not isinstance(raw_terms, dict) or not raw_terms:
-            raise err("terms", "expected a non-empty mapping of term name -> measure, weight, "
-                               "threshold")
+            raise err("terms", "expected a non-empty mapping of term name -> measure, weight, threshold")
         terms = []
         for tname, spec in raw_terms.items():
             key = f"terms.{tname}"
@@ -95,13 +102,16 @@ class Objective:
                 raise err(f"{key}.{sorted(unknown)[0]}", "unknown key")
             measure = spec.get("measure")
             if measure not in MEASURES:
-                raise err(f"{key}.measure", f"unknown measure {measure!r} (known: "
-                                            f"{', '.join(MEASURES)})")
+                raise err(f"{key}.measure", f"unknown measure {measure!r} (known: {', '.join(MEASURES)})")
             values = {}
             for field_name, default in (("weight", None), ("threshold", 0.0)):
                 value = spec.get(field_name, default)
-                if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                        or not math.isfinite(value) or value < 0:
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, (int, float))
+                    or not math.isfinite(value)
+                    or value < 0
+                ):
                     raise err(f"{key}.{field_name}", f"expected a number >= 0, got {value!r}")
                 values[field_name] = float(value)
             terms.append(Term(str(tname), measure, values["weight"], values["threshold"]))

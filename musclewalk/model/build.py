@@ -1,4 +1,5 @@
 """Build a creature: template -> .osim + metadata sidecar, validated before anything is kept."""
+
 from __future__ import annotations
 
 import tempfile
@@ -25,8 +26,8 @@ def build_creature(creature: str, overrides: dict | None, out_osim, validate: bo
             report = validate_model(tmp_osim, meta)
             if not report.ok:
                 raise ModelValidationError(
-                    f"{spec.source}: the generated model fails validation:\n  "
-                    + "\n  ".join(report.problems))
+                    f"{spec.source}: the generated model fails validation:\n  " + "\n  ".join(report.problems)
+                )
     write_meta(meta_path(out_osim), meta)
     write_atomic(out_osim, xml)
     return spec, meta, report

@@ -5,6 +5,7 @@ evaluated with the template's parameters as variables; only arithmetic, comparis
 conditional expressions and a few math functions are allowed (no attribute access,
 no calls to anything else).
 """
+
 from __future__ import annotations
 
 import ast
@@ -13,19 +14,34 @@ import operator
 from typing import Mapping
 
 _BINARY = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-    ast.Div: operator.truediv, ast.Pow: operator.pow, ast.Mod: operator.mod,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+    ast.Mod: operator.mod,
     ast.FloorDiv: operator.floordiv,
 }
 _UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}
 _COMPARE = {
-    ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
-    ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
 }
 FUNCTIONS = {
-    "sin": math.sin, "cos": math.cos, "tan": math.tan, "sqrt": math.sqrt,
-    "radians": math.radians, "degrees": math.degrees, "abs": abs,
-    "min": min, "max": max, "atan2": math.atan2,
+    "sin": math.sin,
+    "cos": math.cos,
+    "tan": math.tan,
+    "sqrt": math.sqrt,
+    "radians": math.radians,
+    "degrees": math.degrees,
+    "abs": abs,
+    "min": min,
+    "max": max,
+    "atan2": math.atan2,
 }
 CONSTANTS = {"pi": math.pi}
 
@@ -71,15 +87,18 @@ def _eval(node, variables):
     if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
         return _UNARY[type(node.op)](_eval(node.operand, variables))
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARE:
-        return _COMPARE[type(node.ops[0])](_eval(node.left, variables),
-                                           _eval(node.comparators[0], variables))
+        return _COMPARE[type(node.ops[0])](_eval(node.left, variables), _eval(node.comparators[0], variables))
     if isinstance(node, ast.BoolOp):
         values = [_eval(v, variables) for v in node.values]
         return all(values) if isinstance(node.op, ast.And) else any(values)
     if isinstance(node, ast.IfExp):
         return _eval(node.body if _eval(node.test, variables) else node.orelse, variables)
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in FUNCTIONS and not node.keywords):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and not node.keywords
+    ):
         return FUNCTIONS[node.func.id](*[_eval(a, variables) for a in node.args])
     raise ExpressionError(f"unsupported syntax: {ast.dump(node)[:60]}")
 
@@ -96,7 +115,7 @@ def format_name(template: str, variables: Mapping[str, float | str]) -> str:
         if end < 0:
             raise ExpressionError(f"unbalanced '{{' in name {template!r}")
         out.append(template[pos:start])
-        field = template[start + 1:end].strip()
+        field = template[start + 1 : end].strip()
         if field in variables and isinstance(variables[field], str):
             out.append(variables[field])
         else:

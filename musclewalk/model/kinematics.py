@@ -1,4 +1,5 @@
 """Base-pose forward kinematics in numpy (all coordinates zero), no OpenSim needed."""
+
 from __future__ import annotations
 
 import numpy as np

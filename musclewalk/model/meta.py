@@ -4,6 +4,7 @@ neural delays, the joints each muscle spans, feature bodies, attachment regions 
 parameter entries of routing, muscle properties and passive gains. Built from a creature spec,
 written and read here; its typed form (``ModelMeta`` and the records it holds) is
 ``musclewalk.model.metadata``."""
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,8 @@ HEAD_CHAIN_KINDS = {"spine", "neck", "head_chain"}
 # paper §4.4: 20 ms for muscles attached to the foot, 10 ms lower leg, 5 ms upper leg and others
 DELAY_BY_ROLE = {"foot": 0.020, "toe": 0.020, "lower": 0.010}
 DEFAULT_DELAY = 0.005
-PROPERTY_BOUNDS = (0.5, 2.0)      # multiples of the initial value
-PASSIVE_BOUNDS = (0.0, 4.0)       # multiples of the initial gain
+PROPERTY_BOUNDS = (0.5, 2.0)  # multiples of the initial value
+PASSIVE_BOUNDS = (0.0, 4.0)  # multiples of the initial gain
 
 
 def meta_path(osim_path) -> Path:
@@ -46,16 +47,18 @@ def meta_path(osim_path) -> Path:
 
 def _tree_path(parents: dict, a: str, b: str) -> list[tuple[str, str]]:
     """Joints (as (parent, child) pairs) on the kinematic path between bodies a and b."""
+
     def chain(x):
         out = [x]
         while parents.get(x) is not None:
             x = parents[x]
             out.append(x)
         return out
+
     ca, cb = chain(a), chain(b)
     common = next(x for x in ca if x in cb)
-    up = [(parents[x], x) for x in ca[:ca.index(common)]]
-    down = [(parents[x], x) for x in cb[:cb.index(common)]]
+    up = [(parents[x], x) for x in ca[: ca.index(common)]]
+    down = [(parents[x], x) for x in cb[: cb.index(common)]]
     return up + down[::-1]
 
 
@@ -116,43 +119,81 @@ def muscle_delay(spec: CreatureSpec, muscle) -> float:
 
 def build_meta(spec: CreatureSpec) -> ModelMeta:
     transforms = base_pose_transforms(
-        spec.bodies[0].name, spec.root_height,
-        [(j.parent, j.child, j.location, j.orientation) for j in spec.joints])
+        spec.bodies[0].name,
+        spec.root_height,
+        [(j.parent, j.child, j.location, j.orientation) for j in spec.joints],
+    )
     legs = spec.features.get("legs", {})
-    leg_length = (float(transforms[legs["r"]["upper"]][1][1]) if "r" in legs
-                  else spec.root_height)
+    leg_length = float(transforms[legs["r"]["upper"]][1][1]) if "r" in legs else spec.root_height
     muscles = []
     for m in spec.muscles:
         spans = muscle_spans(spec, m)
-        muscles.append(Muscle(
-            name=m.name, unique=m.unique, side=m.side,
-            roles=tuple(muscle_roles(spec, m, spans)), delay=muscle_delay(spec, m),
-            spans=tuple(spans), function=m.function, property_rule=m.property_rule,
-            property_group=m.property_group, source=m.source,
-            max_isometric_force=m.max_isometric_force,
-            optimal_fiber_length=m.optimal_fiber_length,
-            tendon_slack_length=m.tendon_slack_length, pennation=m.pennation,
-            rigid_tendon=m.rigid_tendon,
-            points=tuple(PathPoint(name=p.name, body=p.body, location=tuple(map(float, p.location)),
-                                   ranges={a: tuple(r) for a, r in p.ranges.items()})
-                         for p in m.points)))
+        muscles.append(
+            Muscle(
+                name=m.name,
+                unique=m.unique,
+                side=m.side,
+                roles=tuple(muscle_roles(spec, m, spans)),
+                delay=muscle_delay(spec, m),
+                spans=tuple(spans),
+                function=m.function,
+                property_rule=m.property_rule,
+                property_group=m.property_group,
+                source=m.source,
+                max_isometric_force=m.max_isometric_force,
+                optimal_fiber_length=m.optimal_fiber_length,
+                tendon_slack_length=m.tendon_slack_length,
+                pennation=m.pennation,
+                rigid_tendon=m.rigid_tendon,
+                points=tuple(
+                    PathPoint(
+                        name=p.name,
+                        body=p.body,
+                        location=tuple(map(float, p.location)),
+                        ranges={a: tuple(r) for a, r in p.ranges.items()},
+                    )
+                    for p in m.points
+                ),
+            )
+        )
     where = f"{spec.source}: metadata"
     return ModelMeta(
-        creature=spec.name, source=spec.source, templates=spec.templates,
-        parameters=spec.parameters, total_mass=spec.total_mass,
-        root=spec.bodies[0].name, root_height=spec.root_height, leg_length=leg_length,
+        creature=spec.name,
+        source=spec.source,
+        templates=spec.templates,
+        parameters=spec.parameters,
+        total_mass=spec.total_mass,
+        root=spec.bodies[0].name,
+        root_height=spec.root_height,
+        leg_length=leg_length,
         features=Features.from_dict(spec.features, f"{where} features"),
         expected=spec.expected,
-        base_pose={b: BodyPose(R=tuple(r.reshape(-1).tolist()), p=tuple(p.tolist()))
-                   for b, (r, p) in transforms.items()},
-        bodies=tuple(Body(name=b.name, role=b.role, side=b.side, parent=b.parent, mass=b.mass,
-                          tilt=b.tilt) for b in spec.bodies),
-        joints=tuple(Joint(name=j.name, kind=j.kind, side=j.side, parent=j.parent, child=j.child,
-                           location=tuple(map(float, j.location)),
-                           coordinates=tuple(c.name for c in j.coordinates))
-                     for j in spec.joints),
-        contacts=tuple(Contact(name=c.name, body=c.body, foot=c.foot, radius=c.radius,
-                               location=tuple(map(float, c.location))) for c in spec.contacts),
+        base_pose={
+            b: BodyPose(R=tuple(r.reshape(-1).tolist()), p=tuple(p.tolist()))
+            for b, (r, p) in transforms.items()
+        },
+        bodies=tuple(
+            Body(name=b.name, role=b.role, side=b.side, parent=b.parent, mass=b.mass, tilt=b.tilt)
+            for b in spec.bodies
+        ),
+        joints=tuple(
+            Joint(
+                name=j.name,
+                kind=j.kind,
+                side=j.side,
+                parent=j.parent,
+                child=j.child,
+                location=tuple(map(float, j.location)),
+                coordinates=tuple(c.name for c in j.coordinates),
+            )
+            for j in spec.joints
+        ),
+        contacts=tuple(
+            Contact(
+                name=c.name, body=c.body, foot=c.foot, radius=c.radius, location=tuple(map(float, c.location))
+            )
+            for c in spec.contacts
+        ),
         physics=Physics.from_dict(spec.physics, f"{where} physics"),
         muscles=tuple(muscles),
         routing=routing_entries(spec),
@@ -173,8 +214,8 @@ def routing_entries(spec: CreatureSpec) -> tuple[RoutingEntry, ...]:
                 sign = -1.0 if (m.side == "l" and axis == "z") else 1.0
                 lo_r, hi_r = (-hi, -lo) if sign < 0 else (lo, hi)
                 targets.setdefault(name, []).append(
-                    RoutingTarget(muscle=m.name, point=p.name, axis=axis, lo=lo_r, hi=hi_r,
-                                  sign=sign))
+                    RoutingTarget(muscle=m.name, point=p.name, axis=axis, lo=lo_r, hi=hi_r, sign=sign)
+                )
     return tuple(RoutingEntry(name=name, targets=tuple(ts)) for name, ts in targets.items())
 
 
@@ -188,18 +229,33 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
     lo_f, hi_f = PROPERTY_BOUNDS
     for group, ms in groups.items():
         rule = ms[0].property_rule
-        kinds = (["max_isometric_force", "optimal_fiber_length", "tendon_slack_length"]
-                 if rule == "full" else ["optimal_fiber_length"])
+        kinds = (
+            ["max_isometric_force", "optimal_fiber_length", "tendon_slack_length"]
+            if rule == "full"
+            else ["optimal_fiber_length"]
+        )
         for kind in kinds:
             initial = float(getattr(ms[0], kind))
             hi = hi_f * initial
             if rule == "lopt_only":
-                lo_max = min(path_length(transforms, [(p.body, p.location) for p in m.points])
-                             * 0.95 / np.cos(m.pennation) for m in ms)
+                lo_max = min(
+                    path_length(transforms, [(p.body, p.location) for p in m.points])
+                    * 0.95
+                    / np.cos(m.pennation)
+                    for m in ms
+                )
                 hi = min(hi, lo_max)
-            out.append(PropertyEntry(name=f"{group}.{kind}", kind=kind, rule=rule,
-                                     targets=tuple(m.name for m in ms), initial=initial,
-                                     lo=lo_f * initial, hi=hi))
+            out.append(
+                PropertyEntry(
+                    name=f"{group}.{kind}",
+                    kind=kind,
+                    rule=rule,
+                    targets=tuple(m.name for m in ms),
+                    initial=initial,
+                    lo=lo_f * initial,
+                    hi=hi,
+                )
+            )
     return tuple(out)
 
 
@@ -213,9 +269,16 @@ def passive_entries(spec: CreatureSpec) -> tuple[PassiveEntry, ...]:
     for name, springs in groups.items():
         for kind, attr in (("stiffness", "stiffness"), ("damping", "damping")):
             initial = float(getattr(springs[0], attr))
-            out.append(PassiveEntry(name=f"{name}.{kind}", kind=kind,
-                                    targets=tuple(s.name for s in springs), initial=initial,
-                                    lo=lo_f * initial, hi=max(hi_f * initial, 1e-6)))
+            out.append(
+                PassiveEntry(
+                    name=f"{name}.{kind}",
+                    kind=kind,
+                    targets=tuple(s.name for s in springs),
+                    initial=initial,
+                    lo=lo_f * initial,
+                    hi=max(hi_f * initial, 1e-6),
+                )
+            )
     return tuple(out)
 
 
@@ -231,15 +294,13 @@ def scale_passive_bounds(meta: ModelMeta, factors: dict[str, float]) -> ModelMet
     for name, factor in factors.items():
         if not (isinstance(factor, (int, float)) and factor > 0 and np.isfinite(factor)):
             raise ValueError(f"{name}: factor must be a positive number, got {factor!r}")
-        hits = [i for i, e in enumerate(passive)
-                if e.name == name or e.name.rsplit(".", 1)[0] == name]
+        hits = [i for i, e in enumerate(passive) if e.name == name or e.name.rsplit(".", 1)[0] == name]
         if not hits:
             known = sorted({e.name.rsplit(".", 1)[0] for e in passive})
             raise ValueError(f"{name}: no such passive gain (known: {', '.join(known) or 'none'})")
         for i in hits:
             e = passive[i]
-            passive[i] = replace(e, initial=e.initial * factor, lo=e.lo * factor,
-                                 hi=e.hi * factor)
+            passive[i] = replace(e, initial=e.initial * factor, lo=e.lo * factor, hi=e.hi * factor)
     return replace(meta, passive=tuple(passive), passive_scale=dict(factors))
 
 
@@ -250,6 +311,7 @@ def meta_bytes(meta: ModelMeta) -> bytes:
 
 def write_meta(path, meta: ModelMeta) -> None:
     from .osim import write_atomic
+
     write_atomic(Path(path), meta_bytes(meta))
 
 
@@ -263,8 +325,9 @@ def load_meta(path) -> ModelMeta:
     try:
         data = json.loads(path.read_text())
     except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: model metadata not found (build the model with "
-                                f"'musclewalk build')") from None
+        raise FileNotFoundError(
+            f"{path}: model metadata not found (build the model with 'musclewalk build')"
+        ) from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path}: not valid JSON: {exc}") from None
     return ModelMeta.from_dict(data, path)

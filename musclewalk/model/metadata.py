@@ -13,12 +13,13 @@ Units: lengths in m, angles in rad, masses in kg, forces in N; frames as in mode
 (X forward, Y up, Z to the creature's right; a body frame's origin at the joint to its parent).
 Building, writing and reading the file: ``musclewalk.model.meta``.
 """
+
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Mapping, Optional
 
-META_VERSION = 1                  # the file's "musclewalk_meta"; another value is refused
+META_VERSION = 1  # the file's "musclewalk_meta"; another value is refused
 VERSION_KEY = "musclewalk_meta"
 
 
@@ -88,11 +89,11 @@ class _Record:
 @dataclass(frozen=True)
 class Body(_Record):
     name: str
-    role: str                  # root | upper | lower | foot | toe | spine | head | arm | neck | tail
-    side: Optional[str]        # "r" | "l" | None (midline)
-    parent: Optional[str]      # parent body (None: the root)
-    mass: float                # kg
-    tilt: float                # world sagittal angle in the base pose, rad
+    role: str  # root | upper | lower | foot | toe | spine | head | arm | neck | tail
+    side: Optional[str]  # "r" | "l" | None (midline)
+    parent: Optional[str]  # parent body (None: the root)
+    mass: float  # kg
+    tilt: float  # world sagittal angle in the base pose, rad
 
     @classmethod
     def from_dict(cls, d, where: str = "body") -> "Body":
@@ -102,12 +103,12 @@ class Body(_Record):
 @dataclass(frozen=True)
 class Joint(_Record):
     name: str
-    kind: str                  # root | hip | knee | ankle | toe | spine | neck | head_chain | ...
+    kind: str  # root | hip | knee | ankle | toe | spine | neck | head_chain | ...
     side: Optional[str]
     parent: str
     child: str
-    location: tuple[float, ...]    # joint centre in the parent frame (x, y, z)
-    coordinates: tuple[str, ...]   # its coordinates' names
+    location: tuple[float, ...]  # joint centre in the parent frame (x, y, z)
+    coordinates: tuple[str, ...]  # its coordinates' names
 
     @classmethod
     def from_dict(cls, d, where: str = "joint") -> "Joint":
@@ -120,11 +121,12 @@ class Joint(_Record):
 @dataclass(frozen=True)
 class Contact(_Record):
     """A contact sphere against the ground."""
+
     name: str
     body: str
-    foot: Optional[str]        # "r" | "l": the foot whose ground force it carries
+    foot: Optional[str]  # "r" | "l": the foot whose ground force it carries
     radius: float
-    location: tuple[float, ...]    # centre in the body frame
+    location: tuple[float, ...]  # centre in the body frame
 
     @classmethod
     def from_dict(cls, d, where: str = "contact") -> "Contact":
@@ -136,8 +138,9 @@ class Contact(_Record):
 @dataclass(frozen=True)
 class BodyPose(_Record):
     """A body frame in the ground frame in the base pose (every coordinate zero)."""
-    R: tuple[float, ...]       # rotation matrix, 9 values row by row
-    p: tuple[float, ...]       # origin
+
+    R: tuple[float, ...]  # rotation matrix, 9 values row by row
+    p: tuple[float, ...]  # origin
 
     @classmethod
     def from_dict(cls, d, where: str = "base_pose") -> "BodyPose":
@@ -148,6 +151,7 @@ class BodyPose(_Record):
 @dataclass(frozen=True)
 class LegBodies(_Record):
     """The bodies of one leg that the controller and the termination rules use."""
+
     upper: str
     lower: str
     foot: str
@@ -161,19 +165,19 @@ class LegBodies(_Record):
 @dataclass(frozen=True)
 class Features(_Record):
     """The bodies the controller uses (templates' ``features``)."""
-    legs: dict[str, LegBodies]     # side ("r", "l") -> its bodies; empty without legs
+
+    legs: dict[str, LegBodies]  # side ("r", "l") -> its bodies; empty without legs
     trunk: str
-    head: str                      # the trunk itself when the creature has no head body
-    head_offset: tuple[float, ...]     # the head point in the head body's frame
-    arms: Optional[dict[str, tuple[str, ...]]] = _optional()   # side -> arm bodies, shoulder first
+    head: str  # the trunk itself when the creature has no head body
+    head_offset: tuple[float, ...]  # the head point in the head body's frame
+    arms: Optional[dict[str, tuple[str, ...]]] = _optional()  # side -> arm bodies, shoulder first
 
     @classmethod
     def from_dict(cls, d, where: str = "features") -> "Features":
         kw = _keys(d, cls, where)
         if not isinstance(kw["legs"], Mapping):
             raise ValueError(f"{where}.legs: expected an object")
-        kw["legs"] = {side: LegBodies.from_dict(v, f"{where}.legs.{side}")
-                      for side, v in kw["legs"].items()}
+        kw["legs"] = {side: LegBodies.from_dict(v, f"{where}.legs.{side}") for side, v in kw["legs"].items()}
         kw["head_offset"] = tuple(kw["head_offset"])
         if kw.get("arms") is not None:
             kw["arms"] = {side: tuple(v) for side, v in kw["arms"].items()}
@@ -184,13 +188,14 @@ class Features(_Record):
 @dataclass(frozen=True)
 class ContactPhysics(_Record):
     """models/physics.yaml ``contact`` (models/README.md)."""
-    model: str                     # "exponential" | "smooth_sphere"
-    friction_elasticity: float     # N/m: spring holding a sticking point to its friction anchor
-    friction_viscosity: float      # N s/m: its damper
-    settle_velocity: float         # m/s below which a sliding point sticks again
+
+    model: str  # "exponential" | "smooth_sphere"
+    friction_elasticity: float  # N/m: spring holding a sticking point to its friction anchor
+    friction_viscosity: float  # N s/m: its damper
+    settle_velocity: float  # m/s below which a sliding point sticks again
     static_friction: float
     kinetic_friction: float
-    ground_clearance: float        # m: lowest contact point's height at the start
+    ground_clearance: float  # m: lowest contact point's height at the start
 
     @classmethod
     def from_dict(cls, d, where: str = "physics.contact") -> "ContactPhysics":
@@ -199,7 +204,7 @@ class ContactPhysics(_Record):
 
 @dataclass(frozen=True)
 class IntegratorPhysics(_Record):
-    method: str                    # a key of musclewalk.sim.engine.INTEGRATORS
+    method: str  # a key of musclewalk.sim.engine.INTEGRATORS
     accuracy: float
 
     @classmethod
@@ -211,9 +216,10 @@ class IntegratorPhysics(_Record):
 class Physics(_Record):
     """The simulation physics the model was built with (models/physics.yaml + the creature's
     overrides)."""
+
     contact: ContactPhysics
-    rigid_tendon_below_slack_ratio: float   # tendon slack / optimal fibre length below which
-                                            # a muscle got a rigid tendon
+    rigid_tendon_below_slack_ratio: float  # tendon slack / optimal fibre length below which
+    # a muscle got a rigid tendon
     integrator: IntegratorPhysics
 
     @classmethod
@@ -229,6 +235,7 @@ class Physics(_Record):
 class Span(_Record):
     """A joint that a muscle spans: the path segment crossing it (points ``segment`` and
     ``segment + 1``) and which of the two lies on the joint's child side."""
+
     joint: str
     segment: int
     child_point: int
@@ -242,7 +249,7 @@ class Span(_Record):
 class PathPoint(_Record):
     name: str
     body: str
-    location: tuple[float, ...]    # in the body frame
+    location: tuple[float, ...]  # in the body frame
     ranges: dict[str, tuple[float, float]]  # free components: axis ("x", "y", "z") -> (lo, hi)
 
     @classmethod
@@ -256,22 +263,23 @@ class PathPoint(_Record):
 @dataclass(frozen=True, kw_only=True)
 class Muscle(_Record):
     """A Millard muscle, in the order of the model's actuators (the controller's order)."""
+
     name: str
-    unique: str                    # shared name of mirrored (and chain-repeated) muscles
+    unique: str  # shared name of mirrored (and chain-repeated) muscles
     side: Optional[str]
-    roles: tuple[str, ...]         # hip, hip_flexor, knee_extensor, head_chain, ... (sorted)
-    delay: float                   # s: neural delay (paper §4.4)
+    roles: tuple[str, ...]  # hip, hip_flexor, knee_extensor, head_chain, ... (sorted)
+    delay: float  # s: neural delay (paper §4.4)
     spans: tuple[Span, ...]
-    function: dict[str, int]       # generic coordinate name -> expected moment-arm sign
-    property_rule: str             # "full": Fmax, l_opt, l_slack free; "lopt_only": l_slack derived
-    property_group: str            # muscles sharing their property parameters
-    source: str                    # where the template took the muscle from
-    max_isometric_force: float     # N
+    function: dict[str, int]  # generic coordinate name -> expected moment-arm sign
+    property_rule: str  # "full": Fmax, l_opt, l_slack free; "lopt_only": l_slack derived
+    property_group: str  # muscles sharing their property parameters
+    source: str  # where the template took the muscle from
+    max_isometric_force: float  # N
     optimal_fiber_length: float
     tendon_slack_length: float
-    pennation: float               # rad, at optimal fibre length
-    rigid_tendon: Optional[bool] = _optional()    # ignore_tendon_compliance (None: older file)
-    points: tuple[PathPoint, ...]                 # the path, origin first
+    pennation: float  # rad, at optimal fibre length
+    rigid_tendon: Optional[bool] = _optional()  # ignore_tendon_compliance (None: older file)
+    points: tuple[PathPoint, ...]  # the path, origin first
 
     @classmethod
     def from_dict(cls, d, where: str = "muscle") -> "Muscle":
@@ -287,12 +295,13 @@ class Muscle(_Record):
 class RoutingTarget(_Record):
     """One attachment component a routing entry moves: value = sign * (lo + u (hi - lo)) for
     the normalized parameter u."""
+
     muscle: str
-    point: str                     # PathPoint name
-    axis: str                      # "x" | "y" | "z"
-    lo: float                      # m, in the point's body frame (sign applied)
+    point: str  # PathPoint name
+    axis: str  # "x" | "y" | "z"
+    lo: float  # m, in the point's body frame (sign applied)
     hi: float
-    sign: float                    # -1 for the z component of a mirrored (left) muscle
+    sign: float  # -1 for the z component of a mirrored (left) muscle
 
     @classmethod
     def from_dict(cls, d, where: str = "targets") -> "RoutingTarget":
@@ -303,6 +312,7 @@ class RoutingTarget(_Record):
 class RoutingEntry(_Record):
     """A free attachment component of a unique muscle, shared by its mirrored and repeated
     muscles (``MUSCLE.P<k>.<axis>``)."""
+
     name: str
     targets: tuple[RoutingTarget, ...]
 
@@ -316,12 +326,13 @@ class RoutingEntry(_Record):
 @dataclass(frozen=True)
 class PropertyEntry(_Record):
     """A free muscle property of a property group (``GROUP.<kind>``)."""
+
     name: str
-    kind: str                      # max_isometric_force | optimal_fiber_length | tendon_slack_length
-    rule: str                      # the group's property rule
-    targets: tuple[str, ...]       # muscles
-    initial: float                 # the template's value (N or m)
-    lo: float                      # range of the value
+    kind: str  # max_isometric_force | optimal_fiber_length | tendon_slack_length
+    rule: str  # the group's property rule
+    targets: tuple[str, ...]  # muscles
+    initial: float  # the template's value (N or m)
+    lo: float  # range of the value
     hi: float
 
     @classmethod
@@ -334,9 +345,10 @@ class PropertyEntry(_Record):
 @dataclass(frozen=True)
 class PassiveEntry(_Record):
     """A free passive gain of a spring group (``GROUP.stiffness`` / ``GROUP.damping``)."""
+
     name: str
-    kind: str                      # stiffness (N m/rad) | damping (N m s/rad)
-    targets: tuple[str, ...]       # SpringGeneralizedForce names
+    kind: str  # stiffness (N m/rad) | damping (N m s/rad)
+    targets: tuple[str, ...]  # SpringGeneralizedForce names
     initial: float
     lo: float
     hi: float
@@ -353,30 +365,31 @@ class PassiveEntry(_Record):
 class ModelMeta(_Record):
     """A built model's metadata: what the controller, simulator, optimizer and renderer need
     to know beyond the .osim."""
+
     creature: str
-    source: str                    # the creature file it was built from
-    templates: dict[str, str]      # part -> template name
-    parameters: dict[str, float]   # resolved template parameters ("legs.upper": 0.4)
-    total_mass: float              # kg
-    root: str                      # root body
-    root_height: float             # root origin above the ground in the base pose
-    leg_length: float              # hip height in the base pose (root height without legs)
+    source: str  # the creature file it was built from
+    templates: dict[str, str]  # part -> template name
+    parameters: dict[str, float]  # resolved template parameters ("legs.upper": 0.4)
+    total_mass: float  # kg
+    root: str  # root body
+    root_height: float  # root origin above the ground in the base pose
+    leg_length: float  # hip height in the base pose (root height without legs)
     features: Features
-    expected: dict[str, int]       # the templates' documented counts: bodies, dofs, muscles
-    base_pose: dict[str, BodyPose]     # body name -> its frame in the base pose
-    bodies: tuple[Body, ...]           # root first, in the model's order
+    expected: dict[str, int]  # the templates' documented counts: bodies, dofs, muscles
+    base_pose: dict[str, BodyPose]  # body name -> its frame in the base pose
+    bodies: tuple[Body, ...]  # root first, in the model's order
     joints: tuple[Joint, ...]
     contacts: tuple[Contact, ...]
-    physics: Optional[Physics] = _optional()   # None: built before physics.yaml existed
-                                               # (smooth spheres, SemiExplicitEuler2 at 1e-3)
+    physics: Optional[Physics] = _optional()  # None: built before physics.yaml existed
+    # (smooth spheres, SemiExplicitEuler2 at 1e-3)
     muscles: tuple[Muscle, ...]
-    routing: tuple[RoutingEntry, ...]     # the free parameters of an optimization
+    routing: tuple[RoutingEntry, ...]  # the free parameters of an optimization
     properties: tuple[PropertyEntry, ...]
     passive: tuple[PassiveEntry, ...]
-    passive_scale: Optional[dict[str, float]] = _optional()   # continuation stage: gain ->
-                                                              # factor its passive entries carry
-    optimized_from: Optional[str] = _optional()   # the .osim an optimization wrote this from
-    version: int = META_VERSION    # the file's "musclewalk_meta"
+    passive_scale: Optional[dict[str, float]] = _optional()  # continuation stage: gain ->
+    # factor its passive entries carry
+    optimized_from: Optional[str] = _optional()  # the .osim an optimization wrote this from
+    version: int = META_VERSION  # the file's "musclewalk_meta"
     # the file's key order when read (an older file's optional keys keep their place); keys
     # added since, and every key of a built model, follow in field order
     _key_order: tuple[str, ...] = field(default=(), repr=False, compare=False)
@@ -388,20 +401,25 @@ class ModelMeta(_Record):
         if not isinstance(d, Mapping):
             raise ValueError(f"{source}: expected a JSON object, got {type(d).__name__}")
         if d.get(VERSION_KEY) != META_VERSION:
-            raise ValueError(f"{source}: {VERSION_KEY}: unsupported version "
-                             f"{d.get(VERSION_KEY)!r}")
-        kw = _keys({k: v for k, v in d.items() if k != VERSION_KEY}, cls, f"{source}:",
-                   internal=("version",))
+            raise ValueError(f"{source}: {VERSION_KEY}: unsupported version {d.get(VERSION_KEY)!r}")
+        kw = _keys({k: v for k, v in d.items() if k != VERSION_KEY}, cls, f"{source}:", internal=("version",))
         if kw.get("physics") is not None:
             kw["physics"] = Physics.from_dict(kw["physics"], f"{source}: physics")
         kw["features"] = Features.from_dict(kw["features"], f"{source}: features")
         if not isinstance(kw["base_pose"], Mapping):
             raise ValueError(f"{source}: base_pose: expected an object")
-        kw["base_pose"] = {b: BodyPose.from_dict(v, f"{source}: base_pose.{b}")
-                           for b, v in kw["base_pose"].items()}
-        for name, item in (("bodies", Body), ("joints", Joint), ("contacts", Contact),
-                           ("muscles", Muscle), ("routing", RoutingEntry),
-                           ("properties", PropertyEntry), ("passive", PassiveEntry)):
+        kw["base_pose"] = {
+            b: BodyPose.from_dict(v, f"{source}: base_pose.{b}") for b, v in kw["base_pose"].items()
+        }
+        for name, item in (
+            ("bodies", Body),
+            ("joints", Joint),
+            ("contacts", Contact),
+            ("muscles", Muscle),
+            ("routing", RoutingEntry),
+            ("properties", PropertyEntry),
+            ("passive", PassiveEntry),
+        ):
             kw[name] = _items(item, kw[name], f"{source}: {name}")
         return cls(**kw, version=META_VERSION, _key_order=tuple(d))
 

@@ -6,6 +6,7 @@ the excitations computed in Python during simulation.
 Contact (models/physics.yaml): an ExponentialContactForce at the lowest point of each foot sphere
 (the spheres stay as geometry, for pictures and ramps), or SmoothSphereHalfSpaceForces.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,15 +26,26 @@ CONTROLLER_NAME = "excitation_controller"
 GROUND_NAME = "ground_contact"
 # SmoothSphereHalfSpaceForce settings (documented choice; the paper used an ODE spring-damper
 # with k_p = 75 000 N/m, k_d = 2 000 N s/m and mu = 10 at 0.3 ms steps).
-CONTACT = {"stiffness": 1.0e6, "dissipation": 2.0, "static_friction": 0.9,
-           "dynamic_friction": 0.8, "viscous_friction": 0.5, "transition_velocity": 0.1,
-           "hertz_smoothing": 300.0, "hunt_crossley_smoothing": 50.0}
-SMOOTH_CONTACT_PREFIX = "contact_"          # + sphere name: SmoothSphereHalfSpaceForce
-EXPONENTIAL_CONTACT_PREFIX = "ecf_"         # + sphere name: ExponentialContactForce
+CONTACT = {
+    "stiffness": 1.0e6,
+    "dissipation": 2.0,
+    "static_friction": 0.9,
+    "dynamic_friction": 0.8,
+    "viscous_friction": 0.5,
+    "transition_velocity": 0.1,
+    "hertz_smoothing": 300.0,
+    "hunt_crossley_smoothing": 50.0,
+}
+SMOOTH_CONTACT_PREFIX = "contact_"  # + sphere name: SmoothSphereHalfSpaceForce
+EXPONENTIAL_CONTACT_PREFIX = "ecf_"  # + sphere name: ExponentialContactForce
 ROOT_COORDINATES = [  # body-fixed yaw, pitch, roll then translations (no gimbal lock in yaw)
-    ("root_yaw", "rotation1", (0, 1, 0)), ("root_pitch", "rotation2", (0, 0, 1)),
-    ("root_roll", "rotation3", (1, 0, 0)), ("root_tx", "translation1", (1, 0, 0)),
-    ("root_ty", "translation2", (0, 1, 0)), ("root_tz", "translation3", (0, 0, 1))]
+    ("root_yaw", "rotation1", (0, 1, 0)),
+    ("root_pitch", "rotation2", (0, 0, 1)),
+    ("root_roll", "rotation3", (1, 0, 0)),
+    ("root_tx", "translation1", (1, 0, 0)),
+    ("root_ty", "translation2", (0, 1, 0)),
+    ("root_tz", "translation3", (0, 0, 1)),
+]
 
 
 def fmt(x) -> str:
@@ -60,14 +72,18 @@ def _offset_frame(parent, name, socket_parent, translation, orientation):
 def _spatial_transform(joint_el, rotations, translations=()):
     st = _sub(joint_el, "SpatialTransform")
     used = {name: (coord, axis) for coord, name, axis in list(rotations) + list(translations)}
-    defaults = {"rotation1": (1, 0, 0), "rotation2": (0, 1, 0), "rotation3": (0, 0, 1),
-                "translation1": (1, 0, 0), "translation2": (0, 1, 0), "translation3": (0, 0, 1)}
+    defaults = {
+        "rotation1": (1, 0, 0),
+        "rotation2": (0, 1, 0),
+        "rotation3": (0, 0, 1),
+        "translation1": (1, 0, 0),
+        "translation2": (0, 1, 0),
+        "translation3": (0, 0, 1),
+    }
     # unused rotation axes must complete an orthogonal set with the used ones
-    rot_axes = [np.asarray(used[n][1], float) for n in ("rotation1", "rotation2", "rotation3")
-                if n in used]
+    rot_axes = [np.asarray(used[n][1], float) for n in ("rotation1", "rotation2", "rotation3") if n in used]
     free_axes = _complete_basis(rot_axes)
-    for name in ("rotation1", "rotation2", "rotation3", "translation1", "translation2",
-                 "translation3"):
+    for name in ("rotation1", "rotation2", "rotation3", "translation1", "translation2", "translation3"):
         ta = _sub(st, "TransformAxis", name=name)
         if name in used:
             coord, axis = used[name]
@@ -225,10 +241,10 @@ def _custom_joint(jointset, joint) -> None:
     for c in joint.coordinates:
         _coordinate(coords, c.name, 0.0, np.radians(c.range_deg))
     frames = _sub(j, "frames")
-    _offset_frame(frames, f"{joint.parent}_offset", f"/bodyset/{joint.parent}",
-                  joint.location, joint.orientation)
-    _offset_frame(frames, f"{joint.child}_offset", f"/bodyset/{joint.child}",
-                  (0, 0, 0), (0, 0, 0))
+    _offset_frame(
+        frames, f"{joint.parent}_offset", f"/bodyset/{joint.parent}", joint.location, joint.orientation
+    )
+    _offset_frame(frames, f"{joint.child}_offset", f"/bodyset/{joint.child}", (0, 0, 0), (0, 0, 0))
     names = ("rotation1", "rotation2", "rotation3")
     _spatial_transform(j, [(c.name, n, tuple(c.axis)) for c, n in zip(joint.coordinates, names)])
 
@@ -332,7 +348,7 @@ def _exponential_contact(forces, c, contact: dict) -> None:
     plane y = 0 (its contact plane's z axis is the ground's y axis)."""
     f = _sub(forces, "ExponentialContactForce", name=f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}")
     _sub(f, "contact_plane_transform", fmt((-math.pi / 2, 0, 0, 0, 0, 0)))
-    _sub(f, "exponential_shape_parameters", "0.0065905 0.5336 1150")   # OpenSim's defaults
+    _sub(f, "exponential_shape_parameters", "0.0065905 0.5336 1150")  # OpenSim's defaults
     _sub(f, "normal_viscosity", "0.5")
     _sub(f, "max_normal_force", "100000")
     _sub(f, "friction_elasticity", fmt(contact["friction_elasticity"]))
@@ -355,7 +371,7 @@ def write_atomic(path: Path, data: bytes) -> None:
             fh.write(data)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)          # mkstemp creates 0600 files
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600 files
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

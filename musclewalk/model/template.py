@@ -7,6 +7,7 @@ The file format is documented in ``models/README.md``. Templates combine by shar
 body. Entries with ``mirror: true`` are written for the right side and mirrored (z -> -z) to
 the left.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,15 +35,15 @@ from .spec import (
 )
 
 SIDES = ("r", "l")
-DEFAULT_DENSITY = 1000.0          # kg/m^3, uniform for all segments (documented rule)
-REFERENCE_MASS = 75.16            # kg, body mass behind the reference muscle forces
+DEFAULT_DENSITY = 1000.0  # kg/m^3, uniform for all segments (documented rule)
+REFERENCE_MASS = 75.16  # kg, body mass behind the reference muscle forces
 
 
 def _number_in(low: float, high: float):
     def check(value):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
-            and low <= float(value) <= high
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and low <= float(value) <= high
         return None if ok else f"expected a number in [{low:g}, {high:g}]"
+
     return check
 
 
@@ -62,8 +63,7 @@ PHYSICS_SCHEMA = {
     },
     "rigid_tendon_below_slack_ratio": _number_in(0.0, 100.0),
     "integrator": {
-        "method": _one_of("semi_explicit_euler2", "runge_kutta_merson", "runge_kutta2",
-                          "runge_kutta3"),
+        "method": _one_of("semi_explicit_euler2", "runge_kutta_merson", "runge_kutta2", "runge_kutta3"),
         "accuracy": _number_in(1e-8, 0.1),
     },
 }
@@ -109,8 +109,9 @@ def resolve_creature(name_or_path: str) -> Path:
     for name, path in presets.items():
         if name.lower() == name_or_path.lower() or path.stem.lower() == name_or_path.lower():
             return path
-    raise CreatureError(models_dir() / "creatures", "",
-                        f"unknown creature '{name_or_path}' (known: {', '.join(presets)})")
+    raise CreatureError(
+        models_dir() / "creatures", "", f"unknown creature '{name_or_path}' (known: {', '.join(presets)})"
+    )
 
 
 def _load_yaml(path: Path) -> dict:
@@ -158,44 +159,50 @@ def _mirror_range(r: tuple[float, float], axis: str) -> tuple[float, float]:
     return (-r[1], -r[0]) if axis == "z" else r
 
 
-def _parameter_ranges(path: Path, data: dict, params: dict, signed: set,
-                      integers: set) -> dict[str, tuple[float, float]]:
+def _parameter_ranges(
+    path: Path, data: dict, params: dict, signed: set, integers: set
+) -> dict[str, tuple[float, float]]:
     """A template's ``ranges``: the plausible [min, max] of every parameter (data, documented in
     models/README.md). Checked here as a template: one per parameter, well-formed, consistent
     with ``signed`` and ``integers``, the default inside."""
     raw = data.get("ranges")
     if not isinstance(raw, dict):
-        raise CreatureError(path, "ranges", "expected a mapping of every parameter to its "
-                            "plausible [min, max]")
+        raise CreatureError(
+            path, "ranges", "expected a mapping of every parameter to its plausible [min, max]"
+        )
     for k in raw:
         if k not in params:
-            raise CreatureError(path, f"ranges.{k}", f"not a parameter of the template "
-                                f"(parameters: {', '.join(params)})")
+            raise CreatureError(
+                path, f"ranges.{k}", f"not a parameter of the template (parameters: {', '.join(params)})"
+            )
     out = {}
     for k, default in params.items():
         key = f"ranges.{k}"
         bounds = raw.get(k)
         if bounds is None:
-            raise CreatureError(path, key, "missing: every parameter needs a plausible "
-                                "[min, max]")
-        if (not isinstance(bounds, (list, tuple)) or len(bounds) != 2
-                or not all(isinstance(b, (int, float)) and not isinstance(b, bool)
-                           for b in bounds)):
+            raise CreatureError(path, key, "missing: every parameter needs a plausible [min, max]")
+        if (
+            not isinstance(bounds, (list, tuple))
+            or len(bounds) != 2
+            or not all(isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds)
+        ):
             raise CreatureError(path, key, f"expected [min, max] (two numbers), got {bounds!r}")
         lo, hi = float(bounds[0]), float(bounds[1])
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
             raise CreatureError(path, key, f"inverted or empty range [{lo:g}, {hi:g}]")
         if k in integers:
             if lo < 0 or not lo.is_integer() or not hi.is_integer():
-                raise CreatureError(path, key, f"a segment count needs integer bounds >= 0, "
-                                    f"got [{lo:g}, {hi:g}]")
+                raise CreatureError(
+                    path, key, f"a segment count needs integer bounds >= 0, got [{lo:g}, {hi:g}]"
+                )
         elif k not in signed and lo <= 0:
-            raise CreatureError(path, key, f"a dimension needs a positive minimum, got "
-                                f"[{lo:g}, {hi:g}]")
-        if isinstance(default, (int, float)) and not isinstance(default, bool) \
-                and not lo <= default <= hi:
-            raise CreatureError(path, f"parameters.{k}", f"default {default:g} lies outside "
-                                f"its plausible range [{lo:g}, {hi:g}]")
+            raise CreatureError(path, key, f"a dimension needs a positive minimum, got [{lo:g}, {hi:g}]")
+        if isinstance(default, (int, float)) and not isinstance(default, bool) and not lo <= default <= hi:
+            raise CreatureError(
+                path,
+                f"parameters.{k}",
+                f"default {default:g} lies outside its plausible range [{lo:g}, {hi:g}]",
+            )
         out[k] = (lo, hi)
     return out
 
@@ -203,7 +210,12 @@ def _parameter_ranges(path: Path, data: dict, params: dict, signed: set,
 class _Part:
     def __init__(self, part: str, template_name: str, path: Path, data: dict, variables: dict):
         self.part, self.template_name, self.path, self.data, self.vars = (
-            part, template_name, path, data, variables)
+            part,
+            template_name,
+            path,
+            data,
+            variables,
+        )
 
 
 class _Expander:
@@ -262,8 +274,7 @@ class _Expander:
         self.bodies[root_name] = BodySpec(root_name, "root", None, [])
         for part in parts:
             for i, shape in enumerate(part.data.get("root_shapes", []) or []):
-                self.bodies[root_name].shapes.append(
-                    self._shape(part, shape, f"root_shapes[{i}]", None))
+                self.bodies[root_name].shapes.append(self._shape(part, shape, f"root_shapes[{i}]", None))
         for part in parts:
             self._bodies(part)
             self._chains(part)
@@ -293,12 +304,21 @@ class _Expander:
             m.rigid_tendon = m.tendon_slack_length < ratio * m.optimal_fiber_length
         parameters = {f"{p.part}.{k}": p.vars[k] for p in parts for k in p.data.get("parameters", {})}
         return CreatureSpec(
-            name=name, source=str(self.path), bodies=list(self.bodies.values()),
-            joints=self.joints, muscles=self.muscles, contacts=self.contacts,
-            springs=self.springs, limits=self.limits, features=self.features,
-            expected=self.expected, parameters=parameters,
-            templates={p.part: p.template_name for p in parts}, root_height=root_height,
-            physics=physics)
+            name=name,
+            source=str(self.path),
+            bodies=list(self.bodies.values()),
+            joints=self.joints,
+            muscles=self.muscles,
+            contacts=self.contacts,
+            springs=self.springs,
+            limits=self.limits,
+            features=self.features,
+            expected=self.expected,
+            parameters=parameters,
+            templates={p.part: p.template_name for p in parts},
+            root_height=root_height,
+            physics=physics,
+        )
 
     def _physics(self) -> dict:
         """models/physics.yaml with the creature's `physics:` overrides, checked key by key."""
@@ -314,8 +334,7 @@ class _Expander:
             merged[key] = dict(value) if isinstance(value, dict) else value
         for key, value in own.items():
             if key not in PHYSICS_SCHEMA:
-                raise self.err(f"physics.{key}", f"unknown key (allowed: "
-                               f"{', '.join(PHYSICS_SCHEMA)})")
+                raise self.err(f"physics.{key}", f"unknown key (allowed: {', '.join(PHYSICS_SCHEMA)})")
             if isinstance(merged.get(key), dict):
                 if not isinstance(value, dict):
                     raise self.err(f"physics.{key}", "expected a mapping")
@@ -370,16 +389,16 @@ class _Expander:
             if k == "template":
                 continue
             if k not in params:
-                raise self.err(f"{key}.{k}", f"unknown parameter of template '{tname}' "
-                               f"(known: {', '.join(params)})")
+                raise self.err(
+                    f"{key}.{k}", f"unknown parameter of template '{tname}' (known: {', '.join(params)})"
+                )
             values[k] = v
         overridden = set()
         for k, v in self.overrides.items():
             if k.startswith(part + "."):
-                pname = k[len(part) + 1:]
+                pname = k[len(part) + 1 :]
                 if pname not in params:
-                    raise self.err(k, f"unknown --set key: template '{tname}' has no parameter "
-                                   f"'{pname}'")
+                    raise self.err(k, f"unknown --set key: template '{tname}' has no parameter '{pname}'")
                 values[pname] = v
                 overridden.add(pname)
                 self._used_overrides.add(k)
@@ -399,8 +418,9 @@ class _Expander:
                 raise self.err(where, f"dimension must be positive, got {v!r}")
             lo, hi = ranges[k]
             if not lo <= x <= hi:
-                raise self.err(where, f"{x:g} is outside the plausible range [{lo:g}, {hi:g}] "
-                               f"({tpath}: ranges.{k})")
+                raise self.err(
+                    where, f"{x:g} is outside the plausible range [{lo:g}, {hi:g}] ({tpath}: ranges.{k})"
+                )
             variables[k] = x
         p = _Part(part, tname, tpath, data, variables)
         for k, v in (data.get("derived", {}) or {}).items():
@@ -415,20 +435,27 @@ class _Expander:
             length = self.num(part, data["length"], f"{key}.length")
             axis = self.vec(part, data.get("axis", [0, -1, 0]), f"{key}.axis")
             axis = axis / np.linalg.norm(axis)
-            center = (self.vec(part, data["center"], f"{key}.center") if "center" in data
-                      else axis * length / 2)
+            center = (
+                self.vec(part, data["center"], f"{key}.center") if "center" in data else axis * length / 2
+            )
             shape = Shape("capsule", center, radius=radius, length=length, axis=axis)
         elif kind in ("box", "ellipsoid"):
             size = self.vec(part, data["size"], f"{key}.size")
             center = self.vec(part, data.get("center", [0, 0, 0]), f"{key}.center")
             shape = Shape(kind, center, size=size)
         elif kind == "sphere":
-            shape = Shape("sphere", self.vec(part, data.get("center", [0, 0, 0]), f"{key}.center"),
-                          radius=self.num(part, data["radius"], f"{key}.radius"))
+            shape = Shape(
+                "sphere",
+                self.vec(part, data.get("center", [0, 0, 0]), f"{key}.center"),
+                radius=self.num(part, data["radius"], f"{key}.radius"),
+            )
         else:
             raise self.err(f"{key}.kind", f"unknown shape kind {kind!r}", part.path)
-        dims = [shape.radius, shape.length] if kind == "capsule" else (
-            [shape.radius] if kind == "sphere" else list(shape.size))
+        dims = (
+            [shape.radius, shape.length]
+            if kind == "capsule"
+            else ([shape.radius] if kind == "sphere" else list(shape.size))
+        )
         if any(d <= 0 for d in dims):
             raise self.err(key, "shape dimensions must be positive", part.path)
         return shape
@@ -478,8 +505,16 @@ class _Expander:
         jname = format_name(str(jdata.get("name", name)), {**part.vars, **(extra or {})})
         jname = f"{jname}_{side}" if side else jname
         parent_tilt = self.bodies[parent].tilt
-        joint = JointSpec(jname, str(jdata.get("kind", "other")), parent, name, location,
-                          np.array([0.0, 0.0, tilt - parent_tilt]), coords, side)
+        joint = JointSpec(
+            jname,
+            str(jdata.get("kind", "other")),
+            parent,
+            name,
+            location,
+            np.array([0.0, 0.0, tilt - parent_tilt]),
+            coords,
+            side,
+        )
         self.bodies[name] = body
         self.joints.append(joint)
 
@@ -511,9 +546,8 @@ class _Expander:
             seg_len = self.num(part, seg_len_expr, f"{key}.segment.length")
             radius = self.num(part, chain["segment"]["radius"], f"{key}.segment.radius")
             if seg_len <= 0 or radius <= 0:
-                raise self.err(f"{key}.segment", "segment length and radius must be positive",
-                               part.path)
-            joints = []           # (parent, child, location in parent)
+                raise self.err(f"{key}.segment", "segment length and radius must be positive", part.path)
+            joints = []  # (parent, child, location in parent)
             prev, prev_end = parent, self.vec(part, chain["first_at"], f"{key}.first_at")
             base_tilt = self.num(part, chain.get("tilt", 0), f"{key}.tilt")
             step = self.num(part, chain.get("tilt_step", 0), f"{key}.tilt_step")
@@ -523,11 +557,15 @@ class _Expander:
                 entry = {
                     "role": chain.get("role", cname),
                     "tilt": base_tilt + step * (i - 1),
-                    "shapes": [{"kind": "capsule", "radius": radius, "length": seg_len,
-                                "axis": list(direction)}],
-                    "joint": {"name": f"{cname}_joint_{i}", "kind": chain.get("joint_kind", cname),
-                              "at": list(prev_end), "coordinates": [
-                                  {**c, "name": f"{c['name']}_{i}"} for c in coords]},
+                    "shapes": [
+                        {"kind": "capsule", "radius": radius, "length": seg_len, "axis": list(direction)}
+                    ],
+                    "joint": {
+                        "name": f"{cname}_joint_{i}",
+                        "kind": chain.get("joint_kind", cname),
+                        "at": list(prev_end),
+                        "coordinates": [{**c, "name": f"{c['name']}_{i}"} for c in coords],
+                    },
                 }
                 self._add_body(part, entry, f"{key}({name})", None, name, prev)
                 joints.append((prev, name))
@@ -540,8 +578,7 @@ class _Expander:
                 jd.setdefault("name", f"{cname}_joint_{count + 1}")
                 jd.setdefault("kind", chain.get("joint_kind", cname))
                 jd["at"] = list(prev_end)
-                jd.setdefault("coordinates", [{**c, "name": f"{c['name']}_{count + 1}"}
-                                              for c in coords])
+                jd.setdefault("coordinates", [{**c, "name": f"{c['name']}_{count + 1}"} for c in coords])
                 entry["joint"] = jd
                 self._add_body(part, entry, f"{key}.end", None, str(end["name"]), prev)
                 joints.append((prev, str(end["name"])))
@@ -566,8 +603,7 @@ class _Expander:
                     ranges = {}
                     for a, rng in (p.get("free", {}) or {}).items():
                         if a not in axes:
-                            raise self.err(f"{pkey}.free.{a}", "expected along/anterior/lateral",
-                                           part.path)
+                            raise self.err(f"{pkey}.free.{a}", "expected along/anterior/lateral", part.path)
                         comp = int(np.argmax(np.abs(axes[a])))
                         sign = float(np.sign(axes[a][comp]))
                         lo = loc[comp] + sign * self.num(part, rng[0], f"{pkey}.free.{a}")
@@ -601,13 +637,15 @@ class _Expander:
         for part in parts:
             if "root_height" in part.data:
                 return self.num(part, part.data["root_height"], "root_height")
-        raise self.err("parts", "no template defines root_height (height of the root origin "
-                       "above the ground in the base pose)")
+        raise self.err(
+            "parts",
+            "no template defines root_height (height of the root origin above the ground in the base pose)",
+        )
 
     def _base_pose(self, root_height):
         return base_pose_transforms(
-            self.root, root_height,
-            [(j.parent, j.child, j.location, j.orientation) for j in self.joints])
+            self.root, root_height, [(j.parent, j.child, j.location, j.orientation) for j in self.joints]
+        )
 
     # ---------------------------------------------------------------- muscles
     def _muscles(self, part: _Part):
@@ -630,13 +668,24 @@ class _Expander:
             function = self._muscle_function(part, entry, key)
             props = entry.get("properties", {}) or {}
             unique = str(entry.get("unique", base))
-            self.muscles.append(MuscleSpec(
-                name=name, unique=unique, side=side, points=points,
-                max_isometric_force=fmax, optimal_fiber_length=lopt, tendon_slack_length=lts,
-                pennation=pen, property_rule=rule, property_group=str(props.get("group", unique)),
-                function=function, extra_roles=list(entry.get("roles", []) or []),
-                source=str(props.get("source", "")),
-                mirror_of=right_name if side == "l" else None))
+            self.muscles.append(
+                MuscleSpec(
+                    name=name,
+                    unique=unique,
+                    side=side,
+                    points=points,
+                    max_isometric_force=fmax,
+                    optimal_fiber_length=lopt,
+                    tendon_slack_length=lts,
+                    pennation=pen,
+                    property_rule=rule,
+                    property_group=str(props.get("group", unique)),
+                    function=function,
+                    extra_roles=list(entry.get("roles", []) or []),
+                    source=str(props.get("source", "")),
+                    mirror_of=right_name if side == "l" else None,
+                )
+            )
             if side == "r":
                 right_name = name
 
@@ -664,13 +713,14 @@ class _Expander:
                 lo = self.num(part, rng[0], f"{pkey}.{a}")
                 hi = self.num(part, rng[1], f"{pkey}.{a}")
                 if not lo < hi:
-                    raise self.err(f"{pkey}.{a}", f"inverted or empty range "
-                                   f"[{lo}, {hi}]", part.path)
+                    raise self.err(f"{pkey}.{a}", f"inverted or empty range [{lo}, {hi}]", part.path)
                 comp = AXES.index(a)
                 if not lo <= loc[comp] <= hi:
-                    raise self.err(f"{pkey}.{a}", f"default {loc[comp]:.4g} lies "
-                                   f"outside its region [{lo:.4g}, {hi:.4g}]",
-                                   part.path)
+                    raise self.err(
+                        f"{pkey}.{a}",
+                        f"default {loc[comp]:.4g} lies outside its region [{lo:.4g}, {hi:.4g}]",
+                        part.path,
+                    )
                 ranges[a] = (lo, hi)
         return ranges
 
@@ -685,9 +735,11 @@ class _Expander:
                 loc = _mirror_point(loc)
                 ranges = {a: _mirror_range(r, a) for a, r in ranges.items()}
             if bname not in self.bodies:
-                raise self.err(p.get("key", f"{key}.points[{pi}]") + ".body",
-                               f"muscle '{name}' is attached to missing body '{bname}'",
-                               part.path)
+                raise self.err(
+                    p.get("key", f"{key}.points[{pi}]") + ".body",
+                    f"muscle '{name}' is attached to missing body '{bname}'",
+                    part.path,
+                )
             points.append(PathPointSpec(f"{name}-P{pi + 1}", bname, loc, ranges))
         if len(points) < 2:
             raise self.err(f"{key}.points", "a muscle needs at least two points", part.path)
@@ -710,8 +762,11 @@ class _Expander:
         elif rule == "lopt_only":
             lts = length - lopt * math.cos(pen)
             if lts <= 0:
-                raise self.err(f"{pk}.optimal_fiber_length", f"longer than the muscle path "
-                               f"({length:.3f} m) in the base pose", part.path)
+                raise self.err(
+                    f"{pk}.optimal_fiber_length",
+                    f"longer than the muscle path ({length:.3f} m) in the base pose",
+                    part.path,
+                )
         else:
             raise self.err(f"{pk}.rule", f"unknown property rule {rule!r}", part.path)
         if fmax <= 0 or lopt <= 0:
@@ -726,8 +781,7 @@ class _Expander:
         # model's standing value keeps e.g. the vasti from resisting knee flexion passively
         base_fl = self.num(part, props.get("base_fiber_length", 1.0), f"{pk}.base_fiber_length")
         if not 0.3 <= base_fl <= 1.7:
-            raise self.err(f"{pk}.base_fiber_length", f"expected 0.3 .. 1.7, got {base_fl:g}",
-                           part.path)
+            raise self.err(f"{pk}.base_fiber_length", f"expected 0.3 .. 1.7, got {base_fl:g}", part.path)
         if props.get("scale_to_path", True):
             # Millard: constant fibre height l sin(a) = l_opt sin(a_opt)
             pen_base = math.asin(min(1.0, math.sin(pen) / base_fl))
@@ -771,20 +825,26 @@ class _Expander:
                 if stiffness < 0 or damping < 0:
                     raise self.err(key, "stiffness and damping must be non-negative", part.path)
                 param = s.get("parameter")
-                self.springs.append(SpringSpec(f"spring_{coord}", coord, stiffness, damping,
-                                               str(param) if param else None))
+                self.springs.append(
+                    SpringSpec(f"spring_{coord}", coord, stiffness, damping, str(param) if param else None)
+                )
         for i, lim in enumerate(part.data.get("limits", []) or []):
             key = f"limits[{i}]"
             for coord, _side in self._expand_coordinates(part, lim, key):
                 lo = self.num(part, lim["range"][0], f"{key}.range")
                 hi = self.num(part, lim["range"][1], f"{key}.range")
                 if not lo < hi:
-                    raise self.err(f"{key}.range", f"inverted or empty range [{lo}, {hi}]",
-                                   part.path)
-                self.limits.append(LimitSpec(
-                    f"limit_{coord}", coord, lo, hi,
-                    self.num(part, lim.get("stiffness", 10), f"{key}.stiffness"),
-                    self.num(part, lim.get("damping", 0.1), f"{key}.damping")))
+                    raise self.err(f"{key}.range", f"inverted or empty range [{lo}, {hi}]", part.path)
+                self.limits.append(
+                    LimitSpec(
+                        f"limit_{coord}",
+                        coord,
+                        lo,
+                        hi,
+                        self.num(part, lim.get("stiffness", 10), f"{key}.stiffness"),
+                        self.num(part, lim.get("damping", 0.1), f"{key}.damping"),
+                    )
+                )
 
     def _expand_coordinates(self, part, entry, key):
         """Coordinates named by an entry: ``coordinate`` (with ``mirror``) or ``pattern``
@@ -796,7 +856,7 @@ class _Expander:
             return [(n, None) for n in found]
         generic = str(entry["coordinate"])
         out = []
-        for side in (SIDES if entry.get("mirror") else (None,)):
+        for side in SIDES if entry.get("mirror") else (None,):
             cname = f"{generic}_{side}" if side else generic
             if cname not in names:
                 raise self.err(f"{key}.coordinate", f"unknown coordinate '{cname}'", part.path)
@@ -810,16 +870,17 @@ class _Expander:
         if "head" in feats:
             self.features["head"] = self._resolve_body(str(feats["head"]), None)
             self.features["head_offset"] = list(
-                self.vec(part, feats.get("head_offset", [0, 0, 0]), "features.head_offset"))
+                self.vec(part, feats.get("head_offset", [0, 0, 0]), "features.head_offset")
+            )
         legs = feats.get("legs")
         if legs:
             for side in SIDES:
                 self.features["legs"][side] = {
-                    role: self._resolve_body(str(b), side) for role, b in legs.items()}
+                    role: self._resolve_body(str(b), side) for role, b in legs.items()
+                }
         arms = feats.get("arms")
         if arms:
-            self.features["arms"] = {side: [self._resolve_body(str(b), side) for b in arms]
-                                     for side in SIDES}
+            self.features["arms"] = {side: [self._resolve_body(str(b), side) for b in arms] for side in SIDES}
 
     def _expect(self, part):
         for k, v in (part.data.get("expect", {}) or {}).items():
@@ -827,8 +888,12 @@ class _Expander:
 
     def _check_names(self):
         seen = set()
-        for n in [b.name for b in self.bodies.values()] + [m.name for m in self.muscles] + \
-                 [c.name for c in self.contacts] + [j.name for j in self.joints]:
+        for n in (
+            [b.name for b in self.bodies.values()]
+            + [m.name for m in self.muscles]
+            + [c.name for c in self.contacts]
+            + [j.name for j in self.joints]
+        ):
             if n in seen and n not in self.bodies:
                 raise self.err("", f"duplicate component name '{n}'")
             seen.add(n)

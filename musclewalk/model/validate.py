@@ -1,6 +1,7 @@
 """Validation of a generated model in OpenSim 4.6: it loads and initializes, its structure
 matches the template's documented counts, muscles equilibrate with sane normalized fibre
 lengths in the base pose, and each muscle's moment arms have the signs its function says."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,8 +10,8 @@ from pathlib import Path
 from ..opensim_env import import_opensim
 from .metadata import ModelMeta, Muscle
 
-FIBER_LENGTH_BAND = (0.5, 1.5)      # normalized fibre length in the base pose
-MIN_MOMENT_ARM = 1e-3              # m; smaller counts as "no moment arm"
+FIBER_LENGTH_BAND = (0.5, 1.5)  # normalized fibre length in the base pose
+MIN_MOMENT_ARM = 1e-3  # m; smaller counts as "no moment arm"
 
 
 class ModelValidationError(ValueError):
@@ -63,8 +64,7 @@ def validate_model(osim_path, meta: ModelMeta) -> ValidationReport:
     rep.muscles = model.getMuscles().getSize()
     rep.mass = model.getTotalMass(state)
     expected = meta.expected
-    for what, got, extra in (("bodies", rep.bodies, 1), ("dofs", rep.dofs, 6),
-                             ("muscles", rep.muscles, 0)):
+    for what, got, extra in (("bodies", rep.bodies, 1), ("dofs", rep.dofs, 6), ("muscles", rep.muscles, 0)):
         if what in expected and got != expected[what] + extra:
             rep.problems.append(f"{what}: expected {expected[what] + extra}, model has {got}")
     forces = model.getForceSet()
@@ -84,8 +84,9 @@ def validate_model(osim_path, meta: ModelMeta) -> ValidationReport:
         nfl = mus.getNormalizedFiberLength(state)
         rep.fiber_lengths[m.name] = nfl
         if not lo <= nfl <= hi:
-            rep.problems.append(f"{m.name}: normalized fibre length {nfl:.3f} in the base pose "
-                                f"is outside [{lo}, {hi}]")
+            rep.problems.append(
+                f"{m.name}: normalized fibre length {nfl:.3f} in the base pose is outside [{lo}, {hi}]"
+            )
         for generic, sign in m.function.items():
             cname = coordinate_for(generic, m, coordinates)
             if cname is None:
@@ -94,6 +95,7 @@ def validate_model(osim_path, meta: ModelMeta) -> ValidationReport:
             arm = mus.computeMomentArm(state, cs.get(cname))
             rep.moment_arms[(m.name, cname)] = arm
             if arm * sign < MIN_MOMENT_ARM:
-                rep.problems.append(f"{m.name}: moment arm about {cname} is {arm:+.4f} m, "
-                                    f"expected sign {sign:+d}")
+                rep.problems.append(
+                    f"{m.name}: moment arm about {cname} is {arm:+.4f} m, expected sign {sign:+d}"
+                )
     return rep

@@ -10,6 +10,7 @@ other byte of the XML is left as it was.
 Tendon slack lengths of muscles with the ``lopt_only`` property rule are derived after every
 write: l_slack = base-pose path length (current routing) - l_opt cos(pennation) (paper §6.1).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -39,10 +40,12 @@ class ModelVectors:
 
     def __init__(self, meta: ModelMeta):
         self.meta = meta
-        self.entries = {"routing": list(meta.routing), "properties": list(meta.properties),
-                        "passive": list(meta.passive)}
-        self.base_pose = {b: (np.array(v.R).reshape(3, 3), np.array(v.p))
-                          for b, v in meta.base_pose.items()}
+        self.entries = {
+            "routing": list(meta.routing),
+            "properties": list(meta.properties),
+            "passive": list(meta.passive),
+        }
+        self.base_pose = {b: (np.array(v.R).reshape(3, 3), np.array(v.p)) for b, v in meta.base_pose.items()}
         self._pennation = {m.name: m.pennation for m in meta.muscles}
         self._lopt_only = [m.name for m in meta.muscles if m.property_rule == "lopt_only"]
 
@@ -75,8 +78,11 @@ class ModelVectors:
                 out.append((value - t.lo) / (t.hi - t.lo))
             else:
                 el = (muscles if kind == "properties" else springs)[e.targets[0]]
-                tag = e.kind if kind == "properties" else {"stiffness": "stiffness",
-                                                           "damping": "viscosity"}[e.kind]
+                tag = (
+                    e.kind
+                    if kind == "properties"
+                    else {"stiffness": "stiffness", "damping": "viscosity"}[e.kind]
+                )
                 value = float(el.find(tag).text)
                 out.append((value - e.lo) / (e.hi - e.lo))
         return np.array(out, dtype=float)
@@ -151,11 +157,16 @@ class ModelVectors:
         def updated(m):
             el = muscles[m.name]
             return replace(
-                m, max_isometric_force=float(el.find("max_isometric_force").text),
+                m,
+                max_isometric_force=float(el.find("max_isometric_force").text),
                 optimal_fiber_length=float(el.find("optimal_fiber_length").text),
                 tendon_slack_length=float(el.find("tendon_slack_length").text),
-                points=tuple(replace(p, location=tuple(_vec(
-                    points[(m.name, p.name)].find("location").text))) for p in m.points))
+                points=tuple(
+                    replace(p, location=tuple(_vec(points[(m.name, p.name)].find("location").text)))
+                    for p in m.points
+                ),
+            )
+
         return replace(self.meta, muscles=tuple(updated(m) for m in self.meta.muscles))
 
     def defaults(self, kind: str) -> np.ndarray:

@@ -12,6 +12,7 @@ Run directory:
 A new run needs an empty (or new) --out; --resume needs the run's checkpoint and refuses settings
 that differ from the saved ones. Every setting is checked before the first evaluation.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,11 +45,11 @@ from .space import ParameterSpace
 
 CHECKPOINT = "checkpoint.pkl"
 LOCK = ".musclewalk.lock"
-MODEL_DIR = "model"      # the run's own model copy (built preset, --scale-passive)
-POPULATION = 20          # paper §5
-SIGMA0 = 1.0             # paper §5
-MAX_DURATION = 600.0     # s of t_max: longer is a typo, not an experiment
-FAILURE_LOG = 200        # failed evaluations kept with their reason (all are counted)
+MODEL_DIR = "model"  # the run's own model copy (built preset, --scale-passive)
+POPULATION = 20  # paper §5
+SIGMA0 = 1.0  # paper §5
+MAX_DURATION = 600.0  # s of t_max: longer is a typo, not an experiment
+FAILURE_LOG = 200  # failed evaluations kept with their reason (all are counted)
 
 
 class OptimizationError(ValueError):
@@ -62,24 +63,24 @@ class Settings:
     duration: float = 10.0
     generations: int = 100
     seed: int = 1
-    workers: int = 0                       # 0: all cores
-    evaluator: str = "process"             # process | serial | dask
+    workers: int = 0  # 0: all cores
+    evaluator: str = "process"  # process | serial | dask
     scheduler: str | None = None
     popsize: int = POPULATION
     sigma: float = SIGMA0
-    init: str | None = None                # best.json of an earlier run (warm start)
-    init_other_creature: bool = False      # allow --init from another creature (shared names)
-    extra_generations: int = 20            # keep improving after all thresholds are met
-    stagnation: int = 200                  # generations without improvement before stopping
+    init: str | None = None  # best.json of an earlier run (warm start)
+    init_other_creature: bool = False  # allow --init from another creature (shared names)
+    extra_generations: int = 20  # keep improving after all thresholds are met
+    stagnation: int = 200  # generations without improvement before stopping
     cpu_limit: float = CPU_PER_SIMULATED_SECOND  # CPU s per simulated s of one evaluation
-    wall_backstop: float | None = None     # wall s with no finished evaluation (a stuck worker);
-                                           # None: 3 x cpu_limit x duration + 600
-    clip_init: bool = False                # --init values outside the bounds: clip (else refuse)
-    stop_when_walking: bool = False        # stop once a candidate ran the full t_max (a stage
-                                           # of a continuation chain)
-    objective: str = DEFAULT_OBJECTIVE     # a name in models/objectives/ or a .yaml file
-    objective_definition: dict | None = None   # the objective's terms as the run started with
-                                           # them (a resumed run keeps them, whatever the file)
+    wall_backstop: float | None = None  # wall s with no finished evaluation (a stuck worker);
+    # None: 3 x cpu_limit x duration + 600
+    clip_init: bool = False  # --init values outside the bounds: clip (else refuse)
+    stop_when_walking: bool = False  # stop once a candidate ran the full t_max (a stage
+    # of a continuation chain)
+    objective: str = DEFAULT_OBJECTIVE  # a name in models/objectives/ or a .yaml file
+    objective_definition: dict | None = None  # the objective's terms as the run started with
+    # them (a resumed run keeps them, whatever the file)
     command: str = ""
 
     def backstop(self) -> float:
@@ -89,13 +90,13 @@ class Settings:
 
     def validate(self) -> None:
         """OptimizationError naming the first setting the optimizer cannot use."""
+
         def number(name, value, low=0.0, strict=True, integer=False, high=math.inf):
             ok = isinstance(value, (int, float)) and not isinstance(value, bool)
             if ok and integer:
                 ok = float(value).is_integer()
             if ok:
-                ok = math.isfinite(value) and (value > low if strict else value >= low) \
-                    and value <= high
+                ok = math.isfinite(value) and (value > low if strict else value >= low) and value <= high
             if not ok:
                 kind = "an integer" if integer else "a number"
                 bound = f"> {low:g}" if strict else f">= {low:g}"
@@ -114,22 +115,33 @@ class Settings:
         number("stagnation", self.stagnation, integer=True)
         number("cpu_limit", self.cpu_limit)
         # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
-        number("wall_backstop", self.backstop(), low=self.cpu_limit * self.duration,
-               strict=False)
+        number("wall_backstop", self.backstop(), low=self.cpu_limit * self.duration, strict=False)
         if self.objective_definition is None:
             try:
                 Objective.load(self.objective)
             except ObjectiveError as exc:
                 raise OptimizationError(str(exc)) from None
         if self.evaluator not in ("process", "serial", "dask"):
-            raise OptimizationError(f"evaluator: expected process, serial or dask, got "
-                                    f"{self.evaluator!r}")
+            raise OptimizationError(f"evaluator: expected process, serial or dask, got {self.evaluator!r}")
 
 
 # settings that decide the result: a resumed run must keep them
-RESULT_SETTINGS = ("model", "speed", "duration", "seed", "popsize", "sigma", "init",
-                   "init_other_creature", "clip_init", "extra_generations", "stagnation",
-                   "cpu_limit", "objective", "stop_when_walking")
+RESULT_SETTINGS = (
+    "model",
+    "speed",
+    "duration",
+    "seed",
+    "popsize",
+    "sigma",
+    "init",
+    "init_other_creature",
+    "clip_init",
+    "extra_generations",
+    "stagnation",
+    "cpu_limit",
+    "objective",
+    "stop_when_walking",
+)
 
 
 @dataclass
@@ -145,7 +157,7 @@ class State:
     thresholds_met_at: int | None = None
     history: list = field(default_factory=list)
     failures: int = 0
-    failure_log: list = field(default_factory=list)   # {generation, candidate, error}
+    failure_log: list = field(default_factory=list)  # {generation, candidate, error}
 
 
 def _scheduler_address(client) -> str | None:
@@ -159,8 +171,8 @@ def _atomic_pickle(path: Path, obj) -> None:
     write_atomic(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-CHECKPOINT_FORMAT = 2     # 1: pickled Settings and State objects; 2: their fields as plain data
-SETTINGS_FILE = "settings.json"   # the run's settings, readable beside the checkpoint
+CHECKPOINT_FORMAT = 2  # 1: pickled Settings and State objects; 2: their fields as plain data
+SETTINGS_FILE = "settings.json"  # the run's settings, readable beside the checkpoint
 
 
 def _from_fields(cls, values: Mapping):
@@ -189,10 +201,9 @@ def load_checkpoint(path: Path) -> tuple[Settings, State]:
     for obj, cls in ((settings, Settings), (state, State)):
         for f in dataclasses.fields(cls):
             if not hasattr(obj, f.name):
-                default = f.default_factory() if f.default_factory is not dataclasses.MISSING \
-                    else f.default
+                default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
                 setattr(obj, f.name, default)
-    if hasattr(settings, "timeout"):        # the wall-clock evaluation limit of earlier versions
+    if hasattr(settings, "timeout"):  # the wall-clock evaluation limit of earlier versions
         del settings.timeout
     return settings, state
 
@@ -212,22 +223,25 @@ def acquire_run_lock(out: Path) -> None:
             out.mkdir(parents=True, exist_ok=True)
             fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise OptimizationError(f"{out}: cannot create the run directory "
-                                    f"({exc.strerror or exc})") from None
+            raise OptimizationError(
+                f"{out}: cannot create the run directory ({exc.strerror or exc})"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
             os.close(fd)
-            raise OptimizationError(f"{out}: another optimization (pid {holder}) is running in "
-                                    "this directory; wait for it or choose another --out") from None
+            raise OptimizationError(
+                f"{out}: another optimization (pid {holder}) is running in "
+                "this directory; wait for it or choose another --out"
+            ) from None
         try:
             same = os.fstat(fd).st_ino == os.stat(out / LOCK).st_ino
         except FileNotFoundError:
             same = False
         if same:
             break
-        os.close(fd)       # locked a lock file its holder unlinked while releasing: take the new one
+        os.close(fd)  # locked a lock file its holder unlinked while releasing: take the new one
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
     _HELD_LOCKS[key] = fd
@@ -259,15 +273,18 @@ def check_new_run_dir(out: Path) -> None:
     out = Path(out)
     check_out_dir(out)
     if (out / CHECKPOINT).exists():
-        raise OptimizationError(f"{out / CHECKPOINT}: a checkpoint exists; use --resume to "
-                                "continue or choose another --out")
+        raise OptimizationError(
+            f"{out / CHECKPOINT}: a checkpoint exists; use --resume to continue or choose another --out"
+        )
     if out.is_dir():
         # stages/: the earlier stages of an experiment whose last stage writes into out
         other = sorted(p.name for p in out.iterdir() if p.name not in (MODEL_DIR, LOCK, "stages"))
         if other:
             shown = ", ".join(other[:4]) + (", ..." if len(other) > 4 else "")
-            raise OptimizationError(f"{out}: --out is not empty ({shown}) and holds no "
-                                    "checkpoint to resume; choose a new directory")
+            raise OptimizationError(
+                f"{out}: --out is not empty ({shown}) and holds no "
+                "checkpoint to resume; choose a new directory"
+            )
 
 
 def scaled_passive_model(model: Path, out: Path, factors: Mapping[str, float]) -> Path:
@@ -276,14 +293,14 @@ def scaled_passive_model(model: Path, out: Path, factors: Mapping[str, float]) -
     --resume finds the scaled metadata. ValueError naming the metadata file for an unknown gain
     or a bad factor."""
     from ..model.meta import scale_passive_bounds, write_meta
+
     model, out = Path(model), Path(out)
     if (out / CHECKPOINT).exists():
-        return model        # the optimizer refuses to overwrite the run; leave it untouched
+        return model  # the optimizer refuses to overwrite the run; leave it untouched
     try:
         meta = load_meta(model)
-        if meta.passive_scale == dict(factors) \
-                and model.parent.resolve() == (out / MODEL_DIR).resolve():
-            return model    # scaled by an earlier start of this run that stopped before generation 1
+        if meta.passive_scale == dict(factors) and model.parent.resolve() == (out / MODEL_DIR).resolve():
+            return model  # scaled by an earlier start of this run that stopped before generation 1
         scaled = scale_passive_bounds(meta, dict(factors))
     except ValueError as exc:
         raise ValueError(f"{meta_path(model)}: {exc}") from None
@@ -309,9 +326,15 @@ class Optimization:
     (on --resume each must equal the saved value, except the generation limit, which may grow,
     and how evaluations are spread over processes, which does not change results)."""
 
-    def __init__(self, settings: Settings, out_dir: Path, resume: bool = False,
-                 progress: bool = True, on_generation: Callable | None = None,
-                 requested: Mapping | None = None):
+    def __init__(
+        self,
+        settings: Settings,
+        out_dir: Path,
+        resume: bool = False,
+        progress: bool = True,
+        on_generation: Callable | None = None,
+        requested: Mapping | None = None,
+    ):
         self.out = Path(out_dir)
         self.progress = progress
         self.on_generation = on_generation
@@ -325,6 +348,7 @@ class Optimization:
 
     def _setup(self, settings: Settings, resume: bool, requested: Mapping) -> None:
         import cma
+
         ckpt = self.out / CHECKPOINT
         if resume:
             saved, self.state = load_checkpoint(ckpt)
@@ -337,7 +361,8 @@ class Optimization:
                 if name in RESULT_SETTINGS and name != "model" and value != getattr(saved, name):
                     raise OptimizationError(
                         f"{ckpt}: {name}: the run was started with {getattr(saved, name)!r}, "
-                        f"not {value!r}; resume without it or start a new run")
+                        f"not {value!r}; resume without it or start a new run"
+                    )
             saved.generations = max(saved.generations, settings.generations)
             for name in ("workers", "evaluator", "scheduler", "wall_backstop"):
                 if name in requested:
@@ -357,11 +382,17 @@ class Optimization:
             x0 = np.zeros(len(self.space))
             if s.init:
                 x0 = self._warm_start(Path(s.init))
-            opts = {"popsize": s.popsize, "seed": s.seed, "verbose": -9,
-                    "bounds": [list(self.space.lower_x), list(self.space.upper_x)],
-                    "tolfun": 0, "tolfunhist": 0, "tolx": 1e-12, "maxiter": 10 ** 9}
-            es = cma.CMAEvolutionStrategy(np.clip(x0, self.space.lower_x, self.space.upper_x),
-                                          s.sigma, opts)
+            opts = {
+                "popsize": s.popsize,
+                "seed": s.seed,
+                "verbose": -9,
+                "bounds": [list(self.space.lower_x), list(self.space.upper_x)],
+                "tolfun": 0,
+                "tolfunhist": 0,
+                "tolx": 1e-12,
+                "maxiter": 10**9,
+            }
+            es = cma.CMAEvolutionStrategy(np.clip(x0, self.space.lower_x, self.space.upper_x), s.sigma, opts)
             if s.init:
                 # the warm start itself is a candidate of the first generation, so a short run
                 # (the quick budget) never reports a best worse than the result it started from;
@@ -369,8 +400,9 @@ class Optimization:
                 x0c = np.clip(x0, self.space.lower_x, self.space.upper_x)
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es)
-        self.task = EvaluationTask(str(Path(s.model).resolve()), s.speed, s.duration,
-                                   cpu_limit=s.cpu_limit, objective=self.objective)
+        self.task = EvaluationTask(
+            str(Path(s.model).resolve()), s.speed, s.duration, cpu_limit=s.cpu_limit, objective=self.objective
+        )
 
     @staticmethod
     def _objective(s: Settings) -> Objective:
@@ -379,8 +411,11 @@ class Optimization:
         with the default objective, whose file holds the same terms)."""
         try:
             if s.objective_definition is not None:
-                return Objective.from_dict(s.objective_definition, Path(s.objective).stem,
-                                           source=f"checkpoint objective {s.objective}")
+                return Objective.from_dict(
+                    s.objective_definition,
+                    Path(s.objective).stem,
+                    source=f"checkpoint objective {s.objective}",
+                )
             objective = Objective.load(s.objective)
         except ObjectiveError as exc:
             raise OptimizationError(str(exc)) from None
@@ -393,9 +428,10 @@ class Optimization:
         from ..sim.engine import EngineError
         from ..sim.runner import Simulator
         from .evaluate import Evaluator
+
         model = self.settings.model
         try:
-            check_model(model, self.meta)      # the one model-vs-metadata check
+            check_model(model, self.meta)  # the one model-vs-metadata check
             evaluator = Evaluator(model, self.meta)
             _, model_values = ParameterSpace.split(self.space.values(np.zeros(len(self.space))))
             path, meta = evaluator.candidate_model(model_values)
@@ -412,13 +448,16 @@ class Optimization:
         try:
             creature, params = read_parameter_sections(path)
         except ParameterError as exc:
-            raise OptimizationError(str(exc).replace("parameter file not found",
-                                                     "--init file not found")) from None
+            raise OptimizationError(
+                str(exc).replace("parameter file not found", "--init file not found")
+            ) from None
         if creature and creature != self.meta.creature and not s.init_other_creature:
-            raise OptimizationError(f"{path}: creature: parameters of '{creature}' cannot start "
-                                    f"an optimization of '{self.meta.creature}' (use "
-                                    "--init-from-other-creature to carry over the parameters "
-                                    "both share)")
+            raise OptimizationError(
+                f"{path}: creature: parameters of '{creature}' cannot start "
+                f"an optimization of '{self.meta.creature}' (use "
+                "--init-from-other-creature to carry over the parameters "
+                "both share)"
+            )
         flat = self.space.flatten(params)
         unknown = [k for k in flat if k not in self.space.names]
         known = len(flat) - len(unknown)
@@ -427,27 +466,36 @@ class Optimization:
         for name, value in flat.items():
             if name in unknown:
                 continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                    or not math.isfinite(value):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise OptimizationError(f"{path}: {name}: expected a finite number, got {value!r}")
         if not s.init_other_creature:
             # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry
             # over and the rest keep their defaults; a file of this creature must be complete
             missing = [n for n in self.space.names if n not in flat]
             if unknown or missing:
-                what = (f"{len(missing)} parameters missing (e.g. {missing[0]})" if missing
-                        else f"{len(unknown)} unknown parameters (e.g. {unknown[0]})")
-                raise OptimizationError(f"{path}: parameters: {what} for this model; use "
-                                        "--init-from-other-creature to start from the parameters "
-                                        "it shares with the model, the rest at their defaults")
-        outside = [(e.name, flat[e.name], e.lower, e.upper) for e in self.space.entries
-                   if e.name in flat and not e.lower <= flat[e.name] <= e.upper]
+                what = (
+                    f"{len(missing)} parameters missing (e.g. {missing[0]})"
+                    if missing
+                    else f"{len(unknown)} unknown parameters (e.g. {unknown[0]})"
+                )
+                raise OptimizationError(
+                    f"{path}: parameters: {what} for this model; use "
+                    "--init-from-other-creature to start from the parameters "
+                    "it shares with the model, the rest at their defaults"
+                )
+        outside = [
+            (e.name, flat[e.name], e.lower, e.upper)
+            for e in self.space.entries
+            if e.name in flat and not e.lower <= flat[e.name] <= e.upper
+        ]
         if outside and not s.clip_init:
             name, value, lo, hi = outside[0]
             more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
-            raise OptimizationError(f"{path}: {name}: {value:g} is outside the bounds "
-                                    f"[{lo:g}, {hi:g}]{more}; --clip-init starts from the "
-                                    "nearest bound instead")
+            raise OptimizationError(
+                f"{path}: {name}: {value:g} is outside the bounds "
+                f"[{lo:g}, {hi:g}]{more}; --clip-init starts from the "
+                "nearest bound instead"
+            )
         return self.space.x_from_values({k: v for k, v in flat.items() if k not in unknown})
 
     # ------------------------------------------------------------------ loop
@@ -473,8 +521,14 @@ class Optimization:
         if not self.progress:
             return None
         from tqdm import tqdm
-        return tqdm(total=self.settings.generations, initial=self.state.generation, unit="gen",
-                    dynamic_ncols=True, file=sys.stderr)
+
+        return tqdm(
+            total=self.settings.generations,
+            initial=self.state.generation,
+            unit="gen",
+            dynamic_ncols=True,
+            file=sys.stderr,
+        )
 
     def _generation(self, evaluator, bar) -> None:
         """One generation: ask, evaluate, tell, keep the best, write the outputs and the
@@ -503,9 +557,11 @@ class Optimization:
         if st.generation == 0 and len(failed) == len(results):
             raise OptimizationError(
                 f"{self.settings.model}: every evaluation of the first generation failed; the "
-                f"first: {failed[0][1]}")
-        st.failure_log += [{"generation": st.generation + 1, "candidate": k,
-                            "error": error} for k, error in failed]
+                f"first: {failed[0][1]}"
+            )
+        st.failure_log += [
+            {"generation": st.generation + 1, "candidate": k, "error": error} for k, error in failed
+        ]
         del st.failure_log[:-FAILURE_LOG]
         return results
 
@@ -532,16 +588,20 @@ class Optimization:
 
     def _history_row(self, scores: list[float], elapsed: float) -> dict:
         st = self.state
-        row = {"generation": st.generation, "evaluations": st.evaluations,
-               "best": st.best_score, "generation_best": scores[int(np.argmin(scores))],
-               "median": float(np.median(scores)), "sigma": float(st.es.sigma),
-               "wall_time": st.wall_time, "failures": st.failures,
-               "generation_wall": elapsed,
-               "best_simulated_time": st.best_result["simulated_time"]}
-        row.update({f"term_{k}": st.best_result["terms"][k]
-                    for k in self.objective.term_names})
-        row.update({f"avg_{k}": st.best_result["averages"][k]
-                    for k in self.objective.term_names})
+        row = {
+            "generation": st.generation,
+            "evaluations": st.evaluations,
+            "best": st.best_score,
+            "generation_best": scores[int(np.argmin(scores))],
+            "median": float(np.median(scores)),
+            "sigma": float(st.es.sigma),
+            "wall_time": st.wall_time,
+            "failures": st.failures,
+            "generation_wall": elapsed,
+            "best_simulated_time": st.best_result["simulated_time"],
+        }
+        row.update({f"term_{k}": st.best_result["terms"][k] for k in self.objective.term_names})
+        row.update({f"avg_{k}": st.best_result["averages"][k] for k in self.objective.term_names})
         return row
 
     def _show_progress(self, bar, evaluations: int, elapsed: float) -> None:
@@ -550,18 +610,20 @@ class Optimization:
         st = self.state
         bar.update(1)
         bar.set_postfix_str(
-            f"best {st.best_score:.2f} [" + " ".join(
-                f"{k} {st.best_result['terms'][k]:.2f}" for k in self.objective.term_names)
-            + f"] {evaluations / elapsed * 60:.0f} eval/min")
+            f"best {st.best_score:.2f} ["
+            + " ".join(f"{k} {st.best_result['terms'][k]:.2f}" for k in self.objective.term_names)
+            + f"] {evaluations / elapsed * 60:.0f} eval/min"
+        )
 
     def _stop_reason(self) -> str | None:
         s, st = self.settings, self.state
         if st.generation >= s.generations:
             return f"generation limit ({s.generations})"
-        if st.thresholds_met_at is not None and \
-                st.generation >= st.thresholds_met_at + s.extra_generations:
-            return (f"all objective thresholds met at generation {st.thresholds_met_at}, then "
-                    f"{s.extra_generations} more generations")
+        if st.thresholds_met_at is not None and st.generation >= st.thresholds_met_at + s.extra_generations:
+            return (
+                f"all objective thresholds met at generation {st.thresholds_met_at}, then "
+                f"{s.extra_generations} more generations"
+            )
         if s.stop_when_walking and st.best_result and not st.best_result["terminated"]:
             return f"a candidate ran the full t_max at generation {st.best_generation}"
         if st.best_generation >= 0 and st.generation - st.best_generation >= s.stagnation:
@@ -576,6 +638,7 @@ class Optimization:
         checkpoint already holds."""
         st, s = self.state, self.settings
         import pandas as pd
+
         tmp = self.out / ".history.csv.tmp"
         pd.DataFrame(st.history).to_csv(tmp, index=False, float_format="%.6g")
         os.replace(tmp, self.out / "history.csv")
@@ -589,20 +652,32 @@ class Optimization:
         write_atomic(self.out / SETTINGS_FILE, (json.dumps(settings, indent=1) + "\n").encode())
         # plain data only (and the cma object): renaming or moving a class of musclewalk does not
         # break --resume of a committed run
-        _atomic_pickle(self.out / CHECKPOINT, {
-            "format": CHECKPOINT_FORMAT, "settings": settings,
-            "state": {f.name: getattr(st, f.name) for f in dataclasses.fields(State)}})
+        _atomic_pickle(
+            self.out / CHECKPOINT,
+            {
+                "format": CHECKPOINT_FORMAT,
+                "settings": settings,
+                "state": {f.name: getattr(st, f.name) for f in dataclasses.fields(State)},
+            },
+        )
 
     def _write_best(self) -> None:
         st, s = self.state, self.settings
         values = self.space.values(st.best_x)
         structured = self.space.structured(values)
         best = {
-            "creature": self.meta.creature, "model": s.model, "speed": s.speed,
-            "duration": s.duration, "seed": s.seed, "generation": st.best_generation,
-            "evaluations": st.evaluations, "wall_time": st.wall_time,
-            "objective": st.best_score, "terms": st.best_result["terms"],
-            "averages": st.best_result["averages"], "objective_name": self.objective.name,
+            "creature": self.meta.creature,
+            "model": s.model,
+            "speed": s.speed,
+            "duration": s.duration,
+            "seed": s.seed,
+            "generation": st.best_generation,
+            "evaluations": st.evaluations,
+            "wall_time": st.wall_time,
+            "objective": st.best_score,
+            "terms": st.best_result["terms"],
+            "averages": st.best_result["averages"],
+            "objective_name": self.objective.name,
             "simulated_time": st.best_result["simulated_time"],
             "terminated": st.best_result["terminated"],
             "termination_reason": st.best_result["reason"],
@@ -614,14 +689,18 @@ class Optimization:
         vectors.write(tree, structured["model"])
         meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(s.model))
         osim = self.out / "optimized.osim"
-        write_files_together({
-            self.out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
-            osim: xml_bytes(tree),
-            meta_path(osim): meta_bytes(meta)})
+        write_files_together(
+            {
+                self.out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
+                osim: xml_bytes(tree),
+                meta_path(osim): meta_bytes(meta),
+            }
+        )
 
     def _write_log(self, stop: str | None) -> None:
         import cma
         import opensim
+
         s, st = self.settings, self.state
         lines = [
             f"command: {s.command}",
@@ -632,27 +711,30 @@ class Optimization:
             f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}",
             f"warm start: {s.init or 'none (template defaults)'}",
             f"parameters: {len(self.space)} " + json.dumps(self.space.group_counts()),
-            f"generations: {st.generation}, evaluations: {st.evaluations}, "
-            f"failed evaluations: {st.failures}",
+            f"generations: {st.generation}, evaluations: {st.evaluations}, failed evaluations: {st.failures}",
             f"wall time: {st.wall_time:.1f} s ({st.wall_time / 3600:.2f} h)",
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
             "best terms: " + json.dumps(st.best_result["terms"] if st.best_result else {}),
             f"thresholds met at generation: {st.thresholds_met_at}",
             f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
             f"backstop {s.backstop():g} s without a finished evaluation"
-            + ("" if s.evaluator == "process" and s.workers != 1
-               else " (only with worker processes: none for this evaluator)"),
+            + (
+                ""
+                if s.evaluator == "process" and s.workers != 1
+                else " (only with worker processes: none for this evaluator)"
+            ),
             f"stop: {stop or 'running (written after every generation)'}",
             f"versions: python {platform.python_version()}, opensim {opensim.__version__}, "
             f"cma {cma.__version__}, numpy {np.__version__}",
-            f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, "
-            f"{platform.platform()}",
+            f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, {platform.platform()}",
             f"written: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         ]
         if st.failure_log:
             shown = st.failure_log[-50:]
-            lines.append(f"failed evaluations (generation, candidate, why; the last {len(shown)} "
-                         f"of {st.failures}):" if len(shown) < st.failures
-                         else "failed evaluations (generation, candidate, why):")
+            lines.append(
+                f"failed evaluations (generation, candidate, why; the last {len(shown)} of {st.failures}):"
+                if len(shown) < st.failures
+                else "failed evaluations (generation, candidate, why):"
+            )
             lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())

@@ -9,6 +9,7 @@ core was killed by a 60 s wall limit on a busy one, and the optimization reporte
 best), CPU time of the thread does not count the time other processes hold the core. The limit is
 set an order of magnitude above what any walking candidate needs, so it only ends simulations that
 grind (tiny integrator steps) and the same seed gives the same result on an idle or a busy machine."""
+
 from __future__ import annotations
 
 import copy
@@ -39,7 +40,7 @@ FAILURE_SCORE = 1.0e4
 # CPU s per simulated s: ~3 for the 40-muscle Human on an idle core of the development VM, ~2x that
 # on a busy hyper-threaded core or a slow phase of the VM; 60 leaves a margin of 10x
 CPU_PER_SIMULATED_SECOND = 60.0
-CPU_GRACE = 1.0          # simulated s charged at least (start-up costs more than a later step)
+CPU_GRACE = 1.0  # simulated s charged at least (start-up costs more than a later step)
 
 
 class EvaluationTimeout(Exception):
@@ -64,12 +65,12 @@ class EvaluationResult:
 
 @dataclass(frozen=True)
 class EvaluationTask:
-    model: str                    # base .osim (with .meta.json beside it)
+    model: str  # base .osim (with .meta.json beside it)
     speed: float
     duration: float
     control_interval: float = CONTROL_INTERVAL
-    cpu_limit: float = CPU_PER_SIMULATED_SECOND   # CPU s of the evaluating thread per simulated s
-    objective: Objective | None = None            # None: the default objective file
+    cpu_limit: float = CPU_PER_SIMULATED_SECOND  # CPU s of the evaluating thread per simulated s
+    objective: Objective | None = None  # None: the default objective file
 
     def scoring(self) -> Objective:
         return self.objective or default_objective()
@@ -100,10 +101,10 @@ class Evaluator:
 
     def __init__(self, model: str, meta: ModelMeta | None = None):
         self.model = str(model)
-        self.meta = load_meta(model) if meta is None else meta     # a caller's, loaded once
+        self.meta = load_meta(model) if meta is None else meta  # a caller's, loaded once
         self.vectors = ModelVectors(self.meta)
         self.base_tree = parse_osim(model)
-        self.tmpdir = new_scratch_folder()    # also removes those of killed processes
+        self.tmpdir = new_scratch_folder()  # also removes those of killed processes
 
     def candidate_model(self, model_values: Mapping) -> tuple[Path, ModelMeta]:
         """The candidate's .osim (private file) and its metadata."""
@@ -116,6 +117,7 @@ class Evaluator:
 
     def evaluate(self, task: EvaluationTask, values: Mapping[str, float]) -> EvaluationResult:
         from .space import ParameterSpace
+
         t0 = time.perf_counter()
         objective = task.scoring()
         try:
@@ -123,8 +125,9 @@ class Evaluator:
             check_model_values(model_values)
             path, meta = self.candidate_model(model_values)
             sim = Simulator(path, meta=meta, control_interval=task.control_interval)
-            scenario = Scenario(speed=task.speed, duration=task.duration,
-                                control_interval=task.control_interval)
+            scenario = Scenario(
+                speed=task.speed, duration=task.duration, control_interval=task.control_interval
+            )
             recorder = ObjectiveRecorder(sim, scenario, objective)
             cpu0 = time.thread_time()
 
@@ -133,29 +136,41 @@ class Evaluator:
                 if used > task.cpu_limit * max(sensors.t, CPU_GRACE):
                     raise EvaluationTimeout(
                         f"CPU time {used:.1f} s at {sensors.t:.3f} s simulated, over the limit of "
-                        f"{task.cpu_limit:g} CPU s per simulated s")
+                        f"{task.cpu_limit:g} CPU s per simulated s"
+                    )
 
             result = sim.run(scenario, sim_values, observers=[recorder, cpu_budget])
             averages = recorder.finish(result.simulated_time, result.terminated)
             score, terms = objective.combine(averages)
             if not math.isfinite(score):
                 raise FloatingPointError("objective is not finite")
-            return EvaluationResult(score, terms, averages, result.simulated_time,
-                                    result.terminated, result.reason,
-                                    time.perf_counter() - t0,
-                                    thresholds_met=(not result.terminated)
-                                    and objective.thresholds_met(averages))
+            return EvaluationResult(
+                score,
+                terms,
+                averages,
+                result.simulated_time,
+                result.terminated,
+                result.reason,
+                time.perf_counter() - t0,
+                thresholds_met=(not result.terminated) and objective.thresholds_met(averages),
+            )
         except Exception as exc:  # a failing candidate is penalized, never fatal
             nan = dict.fromkeys(objective.term_names, float("nan"))
-            return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True,
-                                    type(exc).__name__, time.perf_counter() - t0,
-                                    error=f"{type(exc).__name__}: {exc}"[:500])
+            return EvaluationResult(
+                FAILURE_SCORE,
+                nan,
+                dict(nan),
+                0.0,
+                True,
+                type(exc).__name__,
+                time.perf_counter() - t0,
+                error=f"{type(exc).__name__}: {exc}"[:500],
+            )
 
 
 def failed_result(error: str, objective: Objective | None = None) -> dict:
     nan = dict.fromkeys((objective or default_objective()).term_names, float("nan"))
-    return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True, "failure", 0.0,
-                            error=error).as_dict()
+    return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True, "failure", 0.0, error=error).as_dict()
 
 
 _EVALUATORS: dict[str, Evaluator] = {}

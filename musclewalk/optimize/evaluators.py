@@ -2,6 +2,7 @@
 ("process", default: one per core), or on a Dask cluster ("dask", --scheduler ADDRESS). Each
 worker process loads its model once and keeps it (see evaluate.evaluate_task). Results come back
 in submission order, so a seed reproduces the same run whatever the worker count."""
+
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -17,16 +18,18 @@ def _die_with_parent(parent_pid: int) -> None:
     """Worker initializer: on Linux, the kernel kills the worker when the optimizer process ends
     (also by SIGKILL), so no orphan keeps simulating a candidate nobody waits for."""
     import sys
+
     if not sys.platform.startswith("linux"):
         return
     import ctypes
     import signal
+
     try:
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, int(signal.SIGKILL))       # PR_SET_PDEATHSIG
+        libc.prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except OSError:
         return
-    if os.getppid() != parent_pid:               # the parent died before prctl took effect
+    if os.getppid() != parent_pid:  # the parent died before prctl took effect
         os._exit(1)
 
 
@@ -56,8 +59,12 @@ class ProcessEvaluator:
         self.pool = self._new_pool()
 
     def _new_pool(self):
-        return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                   initializer=_die_with_parent, initargs=(os.getpid(),))
+        return ProcessPoolExecutor(
+            self.workers,
+            mp_context=mp.get_context("spawn"),
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        )
 
     def _restart(self, kill: bool = False) -> None:
         if kill:
@@ -71,7 +78,7 @@ class ProcessEvaluator:
         (their results stay unset)."""
         try:
             futures = {self.pool.submit(evaluate_task, task, values[i]): i for i in indices}
-        except BrokenProcessPool:          # a worker died between generations
+        except BrokenProcessPool:  # a worker died between generations
             self._restart()
             futures = {self.pool.submit(evaluate_task, task, values[i]): i for i in indices}
         waiting, suspects = set(futures), []
@@ -103,12 +110,15 @@ class ProcessEvaluator:
             if self._batch(task, values, [i], results):
                 results[i] = failed_result(
                     "worker process died or returned no result within the wall-clock backstop of "
-                    f"{self.backstop:g} s, twice", getattr(task, "objective", None))
+                    f"{self.backstop:g} s, twice",
+                    getattr(task, "objective", None),
+                )
         return results
 
     def close(self) -> None:
         import sys
-        if sys.exc_info()[0] is not None:    # interrupted or failed: do not wait for the workers
+
+        if sys.exc_info()[0] is not None:  # interrupted or failed: do not wait for the workers
             for proc in list(getattr(self.pool, "_processes", {}).values()):
                 proc.kill()
             self.pool.shutdown(wait=False, cancel_futures=True)
@@ -121,8 +131,9 @@ class DaskEvaluator:
         try:
             from dask.distributed import Client
         except ImportError:
-            raise ValueError("the dask evaluator needs 'dask[distributed]' "
-                             "(pip install 'musclewalk[dask]')") from None
+            raise ValueError(
+                "the dask evaluator needs 'dask[distributed]' (pip install 'musclewalk[dask]')"
+            ) from None
         self.client = scheduler if hasattr(scheduler, "submit") else Client(scheduler)
         self._own = not hasattr(scheduler, "submit")
 

@@ -23,6 +23,7 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
 
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
 the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""
+
 from __future__ import annotations
 
 import math
@@ -31,10 +32,24 @@ from pathlib import Path
 
 from ..io_checks import read_yaml
 
-STAGE_KEYS = {"duration": float, "generations": int, "seed": int, "sigma": float,
-              "popsize": int, "stop_when_walking": bool}
-TOP_KEYS = {"description", "creature", "speed", "objective", "warm_start",
-            "init_from_other_creature", "defaults", "stages"}
+STAGE_KEYS = {
+    "duration": float,
+    "generations": int,
+    "seed": int,
+    "sigma": float,
+    "popsize": int,
+    "stop_when_walking": bool,
+}
+TOP_KEYS = {
+    "description",
+    "creature",
+    "speed",
+    "objective",
+    "warm_start",
+    "init_from_other_creature",
+    "defaults",
+    "stages",
+}
 STAGES_DIR = "stages"
 
 
@@ -46,6 +61,7 @@ def is_experiment_file(path) -> bool:
     """Whether ``path`` is meant as an experiment file: a YAML file that names its creature (a
     creature file does not). A bad experiment file is one (Experiment.load says what is wrong)."""
     import yaml
+
     if not str(path).endswith((".yaml", ".yml")) or not Path(path).is_file():
         return False
     try:
@@ -102,8 +118,12 @@ class Experiment:
         if not isinstance(creature, str) or not creature:
             raise err("creature", "expected a creature preset name")
         speed = data.get("speed")
-        if isinstance(speed, bool) or not isinstance(speed, (int, float)) \
-                or not math.isfinite(speed) or speed <= 0:
+        if (
+            isinstance(speed, bool)
+            or not isinstance(speed, (int, float))
+            or not math.isfinite(speed)
+            or speed <= 0
+        ):
             raise err("speed", f"expected a speed > 0 (m/s), got {speed!r}")
         objective = data.get("objective", "geijtenbeek2013")
         if not isinstance(objective, str):
@@ -139,16 +159,29 @@ class Experiment:
             names.add(name)
             scale = raw.get("scale_passive", {}) or {}
             if not isinstance(scale, dict) or not all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
-                    for v in scale.values()):
+                isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scale.values()
+            ):
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
-            values = {**defaults, **cls._stage_values(
-                {k: v for k, v in raw.items() if k not in ("name", "scale_passive")}, key, err)}
-            stages.append(Stage(name=name, scale_passive={str(k): float(v)
-                                                          for k, v in scale.items()}, **values))
-        return cls(name=path.stem, path=path.resolve(), creature=creature, speed=float(speed),
-                   objective=objective, stages=tuple(stages), warm_start=warm,
-                   init_from_other_creature=other, description=str(data.get("description", "")))
+            values = {
+                **defaults,
+                **cls._stage_values(
+                    {k: v for k, v in raw.items() if k not in ("name", "scale_passive")}, key, err
+                ),
+            }
+            stages.append(
+                Stage(name=name, scale_passive={str(k): float(v) for k, v in scale.items()}, **values)
+            )
+        return cls(
+            name=path.stem,
+            path=path.resolve(),
+            creature=creature,
+            speed=float(speed),
+            objective=objective,
+            stages=tuple(stages),
+            warm_start=warm,
+            init_from_other_creature=other,
+            description=str(data.get("description", "")),
+        )
 
     @staticmethod
     def _stage_values(raw, key, err) -> dict:
@@ -158,15 +191,20 @@ class Experiment:
         for name, value in raw.items():
             kind = STAGE_KEYS.get(name)
             if kind is None:
-                raise err(f"{key}.{name}", f"unknown key (known: name, scale_passive, "
-                                           f"{', '.join(STAGE_KEYS)})")
+                raise err(
+                    f"{key}.{name}", f"unknown key (known: name, scale_passive, {', '.join(STAGE_KEYS)})"
+                )
             if kind is bool:
                 ok = isinstance(value, bool)
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             else:
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and math.isfinite(value) and value > 0
+                ok = (
+                    isinstance(value, (int, float))
+                    and not isinstance(value, bool)
+                    and math.isfinite(value)
+                    and value > 0
+                )
             if not ok:
                 wanted = {bool: "true or false", int: "an integer >= 1", float: "a number > 0"}
                 raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")

@@ -7,6 +7,7 @@ Every function checks its input before it builds or writes anything and holds th
 lock from then on; on a failure before the first generation the lock is released, and a run
 directory created by the failed start is removed. Errors are OptimizationError (a ValueError)
 with one message naming the file or setting, as `musclewalk optimize` prints them."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -34,8 +35,7 @@ Report = Callable[[str], None]
 
 # the settings an experiment file leaves to its caller (Settings field names): how evaluations are
 # spread over processes, the limit on a grinding evaluation, and the clipping of the warm start
-EXPERIMENT_OPTIONS = ("workers", "evaluator", "scheduler", "wall_backstop", "cpu_limit",
-                      "clip_init")
+EXPERIMENT_OPTIONS = ("workers", "evaluator", "scheduler", "wall_backstop", "cpu_limit", "clip_init")
 
 
 def report_line(line: str) -> None:
@@ -48,12 +48,18 @@ def creature_name(creature: str) -> str:
     if Path(creature).suffix == ".osim":
         return load_meta(Path(creature)).creature
     from ..model.template import load_creature
+
     return load_creature(creature).name
 
 
-def start_run(creature: str, out: Path, settings: Settings, *,
-              scale_passive: Mapping[str, float] | None = None,
-              progress: bool = True) -> Optimization:
+def start_run(
+    creature: str,
+    out: Path,
+    settings: Settings,
+    *,
+    scale_passive: Mapping[str, float] | None = None,
+    progress: bool = True,
+) -> Optimization:
     """A new run of ``creature`` (a preset name or creature YAML, built into OUT/model/, or a
     built .osim) in ``out``, which must be missing or empty. ``settings.model`` is ignored: the
     run's Settings are a copy with the model it optimizes. ``scale_passive``: passive gain name ->
@@ -72,11 +78,10 @@ def start_run(creature: str, out: Path, settings: Settings, *,
                 model = scaled_passive_model(model, out, scale_passive)
             except ValueError as exc:
                 raise OptimizationError(f"--scale-passive: {exc}") from None
-        return Optimization(dataclasses.replace(settings, model=str(model)), out,
-                            progress=progress)
+        return Optimization(dataclasses.replace(settings, model=str(model)), out, progress=progress)
     except BaseException:
         release_run_lock(out)
-        if created:                # nothing of a run that never started stays behind
+        if created:  # nothing of a run that never started stays behind
             shutil.rmtree(out, ignore_errors=True)
         raise
 
@@ -85,6 +90,7 @@ def _run_model(creature: str, out: Path) -> Path:
     model = Path(creature)
     if model.suffix != ".osim":
         from ..model.build import build_creature
+
         # built anew: a copy left by an earlier start may be of older templates
         model = out / MODEL_DIR / f"{creature}.osim"
         build_creature(creature, None, model)
@@ -93,9 +99,14 @@ def _run_model(creature: str, out: Path) -> Path:
     return model
 
 
-def resume_run(creature: str, out: Path, *, generations: int | None = None,
-               requested: Mapping[str, object] | None = None,
-               progress: bool = True) -> Optimization:
+def resume_run(
+    creature: str,
+    out: Path,
+    *,
+    generations: int | None = None,
+    requested: Mapping[str, object] | None = None,
+    progress: bool = True,
+) -> Optimization:
     """The run in ``out`` continued from its checkpoint, with its own settings and model copy.
     ``generations``: a larger generation limit (None: the run's own). ``requested``: the settings
     given explicitly (Settings field names): each that decides the result must equal the run's
@@ -107,12 +118,16 @@ def resume_run(creature: str, out: Path, *, generations: int | None = None,
         raise OptimizationError(f"{out / CHECKPOINT}: no checkpoint to resume from")
     acquire_run_lock(out)
     try:
-        opt = Optimization(Settings(model="", speed=1.0, generations=generations or 0), out,
-                           resume=True, progress=progress, requested=requested)
+        opt = Optimization(
+            Settings(model="", speed=1.0, generations=generations or 0),
+            out,
+            resume=True,
+            progress=progress,
+            requested=requested,
+        )
         wanted = creature_name(creature)
         if wanted != opt.meta.creature:
-            raise OptimizationError(f"{out}: the run optimizes '{opt.meta.creature}', "
-                                    f"not '{wanted}'")
+            raise OptimizationError(f"{out}: the run optimizes '{opt.meta.creature}', not '{wanted}'")
     except BaseException:
         release_run_lock(out)
         raise
@@ -121,29 +136,47 @@ def resume_run(creature: str, out: Path, *, generations: int | None = None,
 
 def complete_run(opt: Optimization, report: Report = report_line) -> State:
     """Run ``opt`` to its end: its search space reported first, its best result last."""
-    report(f"{opt.meta.creature}: {len(opt.space)} parameters "
-           + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items()))
+    report(
+        f"{opt.meta.creature}: {len(opt.space)} parameters "
+        + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items())
+    )
     state = opt.run()
     r = state.best_result or {}
     end = f"terminated: {r.get('reason')}" if r.get("terminated") else "no termination"
-    report(f"best objective {state.best_score:.3f} at generation {state.best_generation} "
-           f"(simulated {r.get('simulated_time', 0):.2f} s, {end}); wrote {opt.out}")
+    report(
+        f"best objective {state.best_score:.3f} at generation {state.best_generation} "
+        f"(simulated {r.get('simulated_time', 0):.2f} s, {end}); wrote {opt.out}"
+    )
     return state
 
 
-def stage_settings(exp: Experiment, index: int, init: str | None = None,
-                   options: Mapping[str, object] | None = None, command: str = "") -> Settings:
+def stage_settings(
+    exp: Experiment,
+    index: int,
+    init: str | None = None,
+    options: Mapping[str, object] | None = None,
+    command: str = "",
+) -> Settings:
     """The Settings of stage ``index`` of ``exp`` as a new run: the file's speed and objective,
     the stage's own values, ``init`` as its warm start, and the ``options`` (EXPERIMENT_OPTIONS)
     the caller gave."""
     options = _experiment_options(exp, options)
     stage = exp.stages[index]
-    return Settings(model="", speed=exp.speed, duration=stage.duration,
-                    generations=stage.generations, seed=stage.seed, sigma=stage.sigma,
-                    popsize=stage.popsize, stop_when_walking=stage.stop_when_walking,
-                    objective=exp.objective, init=init,
-                    init_other_creature=exp.init_from_other_creature and index == 0,
-                    command=command, **options)
+    return Settings(
+        model="",
+        speed=exp.speed,
+        duration=stage.duration,
+        generations=stage.generations,
+        seed=stage.seed,
+        sigma=stage.sigma,
+        popsize=stage.popsize,
+        stop_when_walking=stage.stop_when_walking,
+        objective=exp.objective,
+        init=init,
+        init_other_creature=exp.init_from_other_creature and index == 0,
+        command=command,
+        **options,
+    )
 
 
 def _experiment_options(exp: Experiment, options: Mapping[str, object] | None) -> dict:
@@ -154,8 +187,14 @@ def _experiment_options(exp: Experiment, options: Mapping[str, object] | None) -
     return options
 
 
-def run_experiment(exp: Experiment, out: Path, options: Mapping[str, object] | None = None, *,
-                   progress: bool = True, report: Report = report_line) -> State:
+def run_experiment(
+    exp: Experiment,
+    out: Path,
+    options: Mapping[str, object] | None = None,
+    *,
+    progress: bool = True,
+    report: Report = report_line,
+) -> State:
     """Every stage of ``exp`` in order (earlier stages in OUT/stages/<name>, the last in ``out``),
     each warm-started from the best of the one before and the first from the experiment's warm
     start. A stage with a checkpoint is resumed with its own settings and model copy (and returns
@@ -169,14 +208,20 @@ def run_experiment(exp: Experiment, out: Path, options: Mapping[str, object] | N
         stage_out = exp.stage_dir(out, i)
         report(f"{exp.name}: stage {i + 1}/{len(exp.stages)} '{stage.name}' -> {stage_out}")
         if (stage_out / CHECKPOINT).exists():
-            opt = resume_run(exp.creature, stage_out, generations=stage.generations,
-                             requested=options, progress=progress)
+            opt = resume_run(
+                exp.creature, stage_out, generations=stage.generations, requested=options, progress=progress
+            )
         else:
             settings = stage_settings(
-                exp, i, init, options,
-                command=f"musclewalk optimize {exp.path} --out {out} (stage {stage.name})")
-            opt = start_run(exp.creature, stage_out, settings, scale_passive=stage.scale_passive,
-                            progress=progress)
+                exp,
+                i,
+                init,
+                options,
+                command=f"musclewalk optimize {exp.path} --out {out} (stage {stage.name})",
+            )
+            opt = start_run(
+                exp.creature, stage_out, settings, scale_passive=stage.scale_passive, progress=progress
+            )
         state = complete_run(opt, report)
         init = str(stage_out / "best.json")
     return state

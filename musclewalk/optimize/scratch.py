@@ -7,6 +7,7 @@ workers' folders do not accumulate, and the worker that replaces a killed one cl
 Removing a folder whose process still lives elsewhere (another PID namespace sharing the
 directory) is harmless: the candidate model is written with write_atomic, which creates the
 folder again."""
+
 from __future__ import annotations
 
 import atexit
@@ -28,7 +29,7 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:              # e.g. PermissionError: another user's process
+    except OSError:  # e.g. PermissionError: another user's process
         return True
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -43,7 +44,7 @@ def remove_stale_scratch(root=None) -> list[Path]:
     root = Path(root if root is not None else tempfile.gettempdir())
     removed = []
     for folder in root.glob(PREFIX + "*"):
-        pid = folder.name[len(PREFIX):].split("-", 1)[0]
+        pid = folder.name[len(PREFIX) :].split("-", 1)[0]
         if not pid.isdigit():
             continue
         try:

@@ -7,6 +7,7 @@ scale = (upper - lower) / SCALE_DIVISOR, so the paper's step size sigma = 1 expl
 of every parameter's range; bounds are handled by cma's bound transform. The initial mean is
 the template's default set (x = 0), or a warm start.
 """
+
 from __future__ import annotations
 
 from typing import Mapping
@@ -19,15 +20,24 @@ from ..model.vectors import KINDS, ModelVectors
 from ..sim.scenario import INITIAL_STATE_SPECS
 
 SCALE_DIVISOR = 10.0
-GROUP_OF_MODEL_KIND = {"routing": "muscle_geometry", "properties": "muscle_physiology",
-                       "passive": "passive_control"}
+GROUP_OF_MODEL_KIND = {
+    "routing": "muscle_geometry",
+    "properties": "muscle_physiology",
+    "passive": "passive_control",
+}
 
 
 def model_parameter_spec(kind: str, name: str, default: float = 0.5) -> ParamSpec:
     """A routing, muscle-property or passive-gain parameter: already normalized to [0, 1] by its
     range in the model metadata."""
-    return ParamSpec(f"{kind}.{name}", float(default), 0.0, 1.0, GROUP_OF_MODEL_KIND[kind],
-                     f"{kind} parameter, normalized to its range in the model metadata")
+    return ParamSpec(
+        f"{kind}.{name}",
+        float(default),
+        0.0,
+        1.0,
+        GROUP_OF_MODEL_KIND[kind],
+        f"{kind} parameter, normalized to its range in the model metadata",
+    )
 
 
 class ParameterSpace:
@@ -35,8 +45,10 @@ class ParameterSpace:
         entries = controller_parameter_specs(control_model) + list(INITIAL_STATE_SPECS)
         vectors = ModelVectors(meta)
         for kind in KINDS:
-            entries += [model_parameter_spec(kind, name, default)
-                        for name, default in zip(vectors.names(kind), vectors.defaults(kind))]
+            entries += [
+                model_parameter_spec(kind, name, default)
+                for name, default in zip(vectors.names(kind), vectors.defaults(kind))
+            ]
         self.entries: list[ParamSpec] = entries
         self.names = [e.name for e in entries]
         self._index = {n: i for i, n in enumerate(self.names)}

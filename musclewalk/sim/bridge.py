@@ -1,5 +1,6 @@
 """From a model's metadata to the controller's static description, and from the engine's bulk
 reads to the controller's sensor snapshot (all numpy)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,17 +12,29 @@ from ..control.targets import base_pose_features
 from ..model.metadata import ModelMeta
 
 # joint kinds of the model templates -> the controller's joint kinds
-CONTROL_JOINT_KIND = {"hip": "hip", "knee": "knee", "ankle": "ankle", "toe": "toe",
-                      "spine": "head_chain", "neck": "head_chain", "head_chain": "head_chain"}
+CONTROL_JOINT_KIND = {
+    "hip": "hip",
+    "knee": "knee",
+    "ankle": "ankle",
+    "toe": "toe",
+    "spine": "head_chain",
+    "neck": "head_chain",
+    "head_chain": "head_chain",
+}
 
 
 def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
     bodies = [b.name for b in meta.bodies]
     feats = meta.features
     legs = feats.legs
-    joints = [{"name": j.name, "kind": CONTROL_JOINT_KIND.get(j.kind, "other"),
-               "side": j.side if CONTROL_JOINT_KIND.get(j.kind) in ("hip", "knee", "ankle", "toe")
-               else None} for j in meta.joints]
+    joints = [
+        {
+            "name": j.name,
+            "kind": CONTROL_JOINT_KIND.get(j.kind, "other"),
+            "side": j.side if CONTROL_JOINT_KIND.get(j.kind) in ("hip", "knee", "ankle", "toe") else None,
+        }
+        for j in meta.joints
+    ]
     pairs = [(m.name, s.joint) for m in meta.muscles for s in m.spans]
     head = feats.head
     trunk = feats.trunk
@@ -30,22 +43,42 @@ def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
     rot = np.array([np.reshape(pose[b].R, (3, 3)) for b in bodies])
     index = {n: i for i, n in enumerate(bodies)}
     head_index = index[head] if head and head != trunk else None
-    base = base_pose_features(pos, rot, index[trunk], head_index,
-                              [index[legs[s].upper] for s in "rl"],
-                              [index[legs[s].lower] for s in "rl"],
-                              [index[legs[s].foot] for s in "rl"])
+    base = base_pose_features(
+        pos,
+        rot,
+        index[trunk],
+        head_index,
+        [index[legs[s].upper] for s in "rl"],
+        [index[legs[s].lower] for s in "rl"],
+        [index[legs[s].foot] for s in "rl"],
+    )
     if head_index is None:
         base["head_offset"] = list(feats.head_offset)
     data = {
-        "muscles": [{"name": m.name, "side": m.side, "fmax": m.max_isometric_force,
-                     "delay": m.delay, "unique": m.unique, "roles": m.roles}
-                    for m in meta.muscles],
-        "joints": joints, "pairs": pairs, "body_names": bodies,
-        "bodies": {"trunk": trunk, "head": head if head_index is not None else None,
-                   "upper": [legs[s].upper for s in "rl"],
-                   "lower": [legs[s].lower for s in "rl"],
-                   "foot": [legs[s].foot for s in "rl"]},
-        "total_mass": meta.total_mass, "leg_length": meta.leg_length, "dt": dt,
+        "muscles": [
+            {
+                "name": m.name,
+                "side": m.side,
+                "fmax": m.max_isometric_force,
+                "delay": m.delay,
+                "unique": m.unique,
+                "roles": m.roles,
+            }
+            for m in meta.muscles
+        ],
+        "joints": joints,
+        "pairs": pairs,
+        "body_names": bodies,
+        "bodies": {
+            "trunk": trunk,
+            "head": head if head_index is not None else None,
+            "upper": [legs[s].upper for s in "rl"],
+            "lower": [legs[s].lower for s in "rl"],
+            "foot": [legs[s].foot for s in "rl"],
+        },
+        "total_mass": meta.total_mass,
+        "leg_length": meta.leg_length,
+        "dt": dt,
         **base,
     }
     return ControlModel.from_dict(data)
@@ -80,7 +113,7 @@ class SensorBridge:
         self.contact_local = engine.contact_local
         self.contact_radius = engine.contact_radius
         self._foot_masks = [self.contact_foot == k for k in (0, 1)]
-        self._centres_read = None      # the RawSensors whose contact centres are in _centres
+        self._centres_read = None  # the RawSensors whose contact centres are in _centres
         self._centres = None
 
     def contact_centres(self, raw) -> np.ndarray:
@@ -106,13 +139,24 @@ class SensorBridge:
 
     def sensors(self, raw) -> Sensors:
         points = raw.body_pos[self.points_body] + np.einsum(
-            "nij,nj->ni", raw.body_R[self.points_body], self.points_local)
+            "nij,nj->ni", raw.body_R[self.points_body], self.points_local
+        )
         joint_pos = raw.body_pos[self.joint_child]
         pair_r = moment_arm_vectors(points, self.pair_points, joint_pos, self.pair_joint)
         contact_points = self.contact_points(raw)
         foot_pos = np.array([contact_points[m].mean(axis=0) for m in self._foot_masks])
         foot_grf = np.array([raw.contact_force[m].sum(axis=0) for m in self._foot_masks])
-        return Sensors(t=raw.t, body_pos=raw.body_pos, body_R=raw.body_R, body_vel=raw.body_vel,
-                       body_omega=raw.body_omega, com_pos=raw.com_pos, com_vel=raw.com_vel,
-                       foot_pos=foot_pos, foot_grf=foot_grf, muscle_force=raw.muscle_force,
-                       pair_r=pair_r, joint_pos=joint_pos)
+        return Sensors(
+            t=raw.t,
+            body_pos=raw.body_pos,
+            body_R=raw.body_R,
+            body_vel=raw.body_vel,
+            body_omega=raw.body_omega,
+            com_pos=raw.com_pos,
+            com_vel=raw.com_vel,
+            foot_pos=foot_pos,
+            foot_grf=foot_grf,
+            muscle_force=raw.muscle_force,
+            pair_r=pair_r,
+            joint_pos=joint_pos,
+        )

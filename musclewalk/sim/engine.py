@@ -13,6 +13,7 @@ integrator failure (a terminated run) instead of an integrate call that shrinks 
 end: a Human whose 4 cm hip-flexor fibres stalled (Millard fiber-velocity Newton solve) took
 minutes per 0.1 ms and could not be interrupted from Python.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from ..model.osim import (
 )
 from ..opensim_env import import_opensim
 
-MIN_STEP = 1e-6       # s; smaller steps are an integrator failure
+MIN_STEP = 1e-6  # s; smaller steps are an integrator failure
 
 INTEGRATORS = {
     "semi_explicit_euler2": "IntegratorMethod_SemiExplicitEuler2",
@@ -51,28 +52,29 @@ class EngineError(RuntimeError):
 @dataclass
 class RawSensors:
     """Bulk reads of one control step, all numpy (world frame)."""
+
     t: float
-    body_pos: np.ndarray     # (nb, 3) body frame origins
-    body_R: np.ndarray       # (nb, 3, 3) body -> world
-    body_vel: np.ndarray     # (nb, 3) origin velocities
-    body_omega: np.ndarray   # (nb, 3)
+    body_pos: np.ndarray  # (nb, 3) body frame origins
+    body_R: np.ndarray  # (nb, 3, 3) body -> world
+    body_vel: np.ndarray  # (nb, 3) origin velocities
+    body_omega: np.ndarray  # (nb, 3)
     com_pos: np.ndarray
     com_vel: np.ndarray
     contact_force: np.ndarray  # (nc, 3) ground reaction on each contact sphere
-    muscle_force: np.ndarray   # (nm,) tendon forces
+    muscle_force: np.ndarray  # (nm,) tendon forces
 
 
 @dataclass
 class MuscleState:
     """Per muscle (nm,) at one instant."""
-    activation: np.ndarray
-    norm_fiber_length: np.ndarray     # fibre length / optimal fibre length
-    fiber_velocity: np.ndarray        # m/s, negative = shortening
-    fiber_force: np.ndarray           # N
-    active_fiber_force: np.ndarray    # N
 
-    FIELDS = ("activation", "norm_fiber_length", "fiber_velocity", "fiber_force",
-              "active_fiber_force")
+    activation: np.ndarray
+    norm_fiber_length: np.ndarray  # fibre length / optimal fibre length
+    fiber_velocity: np.ndarray  # m/s, negative = shortening
+    fiber_force: np.ndarray  # N
+    active_fiber_force: np.ndarray  # N
+
+    FIELDS = ("activation", "norm_fiber_length", "fiber_velocity", "fiber_force", "active_fiber_force")
 
     def as_array(self) -> np.ndarray:
         """(5, nm) in the order of FIELDS."""
@@ -106,9 +108,16 @@ def integrator_settings(meta: ModelMeta) -> tuple[str, float]:
 
 
 class OpenSimEngine:
-    def __init__(self, osim_path, meta: ModelMeta, integrator: str | None = None,
-                 accuracy: float | None = None, min_step: float = MIN_STEP,
-                 push_body: str | None = None, terrain=None):
+    def __init__(
+        self,
+        osim_path,
+        meta: ModelMeta,
+        integrator: str | None = None,
+        accuracy: float | None = None,
+        min_step: float = MIN_STEP,
+        push_body: str | None = None,
+        terrain=None,
+    ):
         self.osim = import_opensim()
         self.meta, self.path, self.terrain = meta, Path(osim_path), terrain
         self.model = self._load_model()
@@ -131,9 +140,9 @@ class OpenSimEngine:
         self.coordinates = [coords.get(i) for i in range(coords.getSize())]
         self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
         method, model_accuracy = integrator_settings(meta)
-        self.manager = self._make_manager(integrator or method,
-                                          accuracy if accuracy is not None else model_accuracy,
-                                          min_step)
+        self.manager = self._make_manager(
+            integrator or method, accuracy if accuracy is not None else model_accuracy, min_step
+        )
         self.state = None
 
     def _load_model(self):
@@ -172,8 +181,7 @@ class OpenSimEngine:
         mnames = [m.name for m in self.meta.muscles]
         missing = [n for n in mnames if not muscle_set.contains(n)]
         if missing:
-            raise EngineError(f"{self.path}: muscles {missing} of the metadata are not in the "
-                              "model")
+            raise EngineError(f"{self.path}: muscles {missing} of the metadata are not in the model")
         self.muscles = [muscle_set.get(n) for n in mnames]
 
     def _find_controls(self) -> None:
@@ -185,8 +193,9 @@ class OpenSimEngine:
         pc = osim.PrescribedController.safeDownCast(controllers.get(CONTROLLER_NAME))
         functions = pc.get_ControlFunctions()
         if functions.getSize() != n:
-            raise EngineError(f"{path}: controller has {functions.getSize()} control functions "
-                              f"for {n} muscles")
+            raise EngineError(
+                f"{path}: controller has {functions.getSize()} control functions for {n} muscles"
+            )
         # the functions follow the controller's actuator list, written in metadata order
         self.constants = [osim.Constant.safeDownCast(functions.get(i)) for i in range(n)]
         push = osim.PrescribedForce.safeDownCast(self.model.getForceSet().get(PUSH_FORCE_NAME))
@@ -213,9 +222,11 @@ class OpenSimEngine:
         contact = meta.physics.contact if meta.physics is not None else None
         self.exponential_contact = contact is not None and contact.model == "exponential"
         self.ground_clearance = float(contact.ground_clearance) if contact is not None else 0.0
-        kind, prefix = ((osim.ExponentialContactForce, EXPONENTIAL_CONTACT_PREFIX)
-                        if self.exponential_contact
-                        else (osim.SmoothSphereHalfSpaceForce, SMOOTH_CONTACT_PREFIX))
+        kind, prefix = (
+            (osim.ExponentialContactForce, EXPONENTIAL_CONTACT_PREFIX)
+            if self.exponential_contact
+            else (osim.SmoothSphereHalfSpaceForce, SMOOTH_CONTACT_PREFIX)
+        )
         self.contacts = []
         for c in meta.contacts:
             name = f"{prefix}{c.name}"
@@ -256,14 +267,24 @@ class OpenSimEngine:
             # ramps use the spheres' smooth contact (with the model's own settings when it has
             # them); an exponential contact model's forces are switched off on ramps
             name = f"{SMOOTH_CONTACT_PREFIX}{c.name}"
-            flat = osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(name)) \
-                if forces.contains(name) else None
+            flat = (
+                osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(name))
+                if forces.contains(name)
+                else None
+            )
             sphere = osim.ContactSphere.safeDownCast(geoms.get(c.name))
             for i in range(terrain.n_segments):
                 f = osim.SmoothSphereHalfSpaceForce(f"terrain_{c.name}_{i}", sphere, planes[i])
-                for prop in ("stiffness", "dissipation", "static_friction", "dynamic_friction",
-                             "viscous_friction", "transition_velocity", "hertz_smoothing",
-                             "hunt_crossley_smoothing"):
+                for prop in (
+                    "stiffness",
+                    "dissipation",
+                    "static_friction",
+                    "dynamic_friction",
+                    "viscous_friction",
+                    "transition_velocity",
+                    "hertz_smoothing",
+                    "hunt_crossley_smoothing",
+                ):
                     value = getattr(flat, f"get_{prop}")() if flat is not None else CONTACT[prop]
                     getattr(f, f"set_{prop}")(value)
                 model.addForce(f)
@@ -271,8 +292,13 @@ class OpenSimEngine:
     def _setup_terrain_state(self, forces) -> None:
         osim = self.osim
         n = self.terrain.n_segments
-        self.terrain_forces = [[osim.SmoothSphereHalfSpaceForce.safeDownCast(
-            forces.get(f"terrain_{c.name}_{i}")) for i in range(n)] for c in self.meta.contacts]
+        self.terrain_forces = [
+            [
+                osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(f"terrain_{c.name}_{i}"))
+                for i in range(n)
+            ]
+            for c in self.meta.contacts
+        ]
         for f in self.contacts:
             f.setAppliesForce(self.state0, False)
         for row in self.terrain_forces:
@@ -297,8 +323,12 @@ class OpenSimEngine:
         return [osim.Constant.safeDownCast(functions.get(i)) for i in range(3)]
 
     # ------------------------------------------------------------------ state set-up
-    def initial_state(self, coordinates: Mapping[str, float], speeds: Mapping[str, float],
-                      ground_clearance: float | None = None):
+    def initial_state(
+        self,
+        coordinates: Mapping[str, float],
+        speeds: Mapping[str, float],
+        ground_clearance: float | None = None,
+    ):
         """A copy of the default state with coordinate values (rad / m) and speeds set, the
         root lowered or raised so that the lowest contact sphere touches the ground (the terrain
         height under it, on uneven terrain)."""
@@ -413,14 +443,24 @@ class OpenSimEngine:
         elif self.terrain is None:
             contact = np.array([c.getSphereForce(s).get(1).to_numpy() for c in self.contacts])
         else:
-            contact = np.array([self.terrain_forces[k][i].getSphereForce(s).get(1).to_numpy()
-                                for k, i in enumerate(self.active_segment)])
+            contact = np.array(
+                [
+                    self.terrain_forces[k][i].getSphereForce(s).get(1).to_numpy()
+                    for k, i in enumerate(self.active_segment)
+                ]
+            )
         forces = np.array([m.getTendonForce(s) for m in self.muscles])
         return RawSensors(
-            t=s.getTime(), body_pos=pos, body_R=R, body_vel=vel,
-            body_omega=omega, com_pos=self.model.calcMassCenterPosition(s).to_numpy(),
-            com_vel=self.model.calcMassCenterVelocity(s).to_numpy(), contact_force=contact,
-            muscle_force=forces)
+            t=s.getTime(),
+            body_pos=pos,
+            body_R=R,
+            body_vel=vel,
+            body_omega=omega,
+            com_pos=self.model.calcMassCenterPosition(s).to_numpy(),
+            com_vel=self.model.calcMassCenterVelocity(s).to_numpy(),
+            contact_force=contact,
+            muscle_force=forces,
+        )
 
     def muscle_states(self) -> "MuscleState":
         """The muscles' state for the metabolic model and the recorder."""

@@ -7,6 +7,7 @@ written into it later, e.g. an analysis) remain next to the new ones.
 
 muscles.csv columns per muscle: excitation, activation, force (tendon, N), norm_fiber_length,
 fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N)."""
+
 from __future__ import annotations
 
 import json
@@ -20,12 +21,20 @@ from lxml import etree
 
 from ..model.metadata import ModelMeta
 
-FILES = ("states.sto", "kinematics.mot", "grf.mot", "grf_loads.xml", "muscles.csv",
-         "controller.csv", "summary.json")
+FILES = (
+    "states.sto",
+    "kinematics.mot",
+    "grf.mot",
+    "grf_loads.xml",
+    "muscles.csv",
+    "controller.csv",
+    "summary.json",
+)
 
 
-def write_storage(path: Path, name: str, labels: Sequence[str], time: np.ndarray,
-                  data: np.ndarray, in_degrees: bool) -> None:
+def write_storage(
+    path: Path, name: str, labels: Sequence[str], time: np.ndarray, data: np.ndarray, in_degrees: bool
+) -> None:
     """OpenSim Storage text format (readable by Storage, TimeSeriesTable and the GUI)."""
     rows, cols = data.shape
     with open(path, "w") as fh:
@@ -55,34 +64,51 @@ def write_outputs(out_dir, sim, result, scenario, extra_summary: Mapping | None 
     folder that replaces ``out_dir`` as a whole once complete; summary.json holds the result's
     summary followed by ``extra_summary`` (e.g. `run_settings`). The folder written."""
     from ..io_checks import replace_folder
+
     rec = result.recording
     if rec is None or not rec.time:
         raise ValueError("the simulation was run without recording")
-    return replace_folder(Path(out_dir),
-                          lambda tmp: _write_all(tmp, sim, result, scenario, extra_summary or {}))
+    return replace_folder(
+        Path(out_dir), lambda tmp: _write_all(tmp, sim, result, scenario, extra_summary or {})
+    )
 
 
-def run_settings(scenario, parameters=None, *, heading_deg: float = 0.0,
-                 turn_rate_deg: float = 0.0, seed: int = 0,
-                 terrain_slope_deg: float | None = None) -> dict:
+def run_settings(
+    scenario,
+    parameters=None,
+    *,
+    heading_deg: float = 0.0,
+    turn_rate_deg: float = 0.0,
+    seed: int = 0,
+    terrain_slope_deg: float | None = None,
+) -> dict:
     """The settings of a run that summary.json records beside its result (``extra_summary`` of
     `write_outputs`): the parameter file (None: "defaults"), the scenario's pushes (given and
     random), the initial heading (deg) and turning velocity (deg/s) as given, the seed and the
     terrain's maximum slope (deg; None: flat ground)."""
-    return {"parameters": str(parameters) if parameters else "defaults",
-            "pushes": [p.__dict__ for p in scenario.pushes], "heading_deg": heading_deg,
-            "turn_rate_deg_s": turn_rate_deg, "seed": seed,
-            "terrain_max_slope_deg": terrain_slope_deg}
+    return {
+        "parameters": str(parameters) if parameters else "defaults",
+        "pushes": [p.__dict__ for p in scenario.pushes],
+        "heading_deg": heading_deg,
+        "turn_rate_deg_s": turn_rate_deg,
+        "seed": seed,
+        "terrain_max_slope_deg": terrain_slope_deg,
+    }
 
 
 def summary_line(creature: str, summary: Mapping, out) -> str:
     """The one line `musclewalk simulate` prints for a run: how it ended, distance, mean forward
     speed and wall time (``summary``: SimulationResult.summary), and the folder written."""
     s = summary
-    end = (f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
-           if s["terminated"] else f"ran the full {s['simulated_time']:.2f} s")
-    return (f"{creature}: {end}; distance {s['distance']:.2f} m, mean forward speed "
-            f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {out}")
+    end = (
+        f"terminated by {s['termination_reason']} at {s['simulated_time']:.2f} s"
+        if s["terminated"]
+        else f"ran the full {s['simulated_time']:.2f} s"
+    )
+    return (
+        f"{creature}: {end}; distance {s['distance']:.2f} m, mean forward speed "
+        f"{s['mean_forward_speed']:.2f} m/s; wall {s['wall_time']:.1f} s; wrote {out}"
+    )
 
 
 def _write_all(folder: Path, sim, result, scenario, extra_summary):
@@ -110,9 +136,11 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
     forces, cops = np.array(rec.foot_force), np.array(rec.foot_cop)
     labels, blocks = [], []
     for foot, side in ((0, "r"), (1, "l")):
-        labels += [f"ground_force_{side}_v{a}" for a in "xyz"] + \
-                  [f"ground_force_{side}_p{a}" for a in "xyz"] + \
-                  [f"ground_torque_{side}_{a}" for a in "xyz"]
+        labels += (
+            [f"ground_force_{side}_v{a}" for a in "xyz"]
+            + [f"ground_force_{side}_p{a}" for a in "xyz"]
+            + [f"ground_torque_{side}_{a}" for a in "xyz"]
+        )
         blocks += [forces[:, foot], cops[:, foot], np.zeros((len(time), 3))]
     write_storage(folder / "grf.mot", "grf", labels, time, np.column_stack(blocks), False)
     _external_loads(folder / "grf_loads.xml", meta)
@@ -120,7 +148,7 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
     names = [m.name for m in meta.muscles]
     muscles = {"time": time}
     exc, force = np.array(rec.excitation), np.array(rec.muscle_force)
-    mstate = np.array(rec.muscle_state)          # (steps, 5, nm)
+    mstate = np.array(rec.muscle_state)  # (steps, 5, nm)
     for i, n in enumerate(names):
         muscles[f"{n}.excitation"] = exc[:, i]
         muscles[f"{n}.activation"] = mstate[:, 0, i]
@@ -130,10 +158,13 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
         muscles[f"{n}.fiber_force"] = mstate[:, 3, i]
         muscles[f"{n}.active_fiber_force"] = mstate[:, 4, i]
     pd.DataFrame(muscles).to_csv(folder / "muscles.csv", index=False, float_format="%.6g")
-    pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False,
-                                        float_format="%.6g")
-    summary = {"model": str(sim.engine.path), "creature": meta.creature,
-               **result.summary(scenario), **extra_summary}
+    pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False, float_format="%.6g")
+    summary = {
+        "model": str(sim.engine.path),
+        "creature": meta.creature,
+        **result.summary(scenario),
+        **extra_summary,
+    }
     (folder / "summary.json").write_text(json.dumps(summary, indent=1) + "\n")
 
 
@@ -144,15 +175,16 @@ def _external_loads(path: Path, meta: ModelMeta) -> None:
     objects = etree.SubElement(loads, "objects")
     for side in "rl":
         ef = etree.SubElement(objects, "ExternalForce", name=f"ground_reaction_{side}")
-        for tag, text in (("applied_to_body", legs[side].foot),
-                          ("force_expressed_in_body", "ground"),
-                          ("point_expressed_in_body", "ground"),
-                          ("force_identifier", f"ground_force_{side}_v"),
-                          ("point_identifier", f"ground_force_{side}_p"),
-                          ("torque_identifier", f"ground_torque_{side}_"),
-                          ("data_source_name", "grf.mot")):
+        for tag, text in (
+            ("applied_to_body", legs[side].foot),
+            ("force_expressed_in_body", "ground"),
+            ("point_expressed_in_body", "ground"),
+            ("force_identifier", f"ground_force_{side}_v"),
+            ("point_identifier", f"ground_force_{side}_p"),
+            ("torque_identifier", f"ground_torque_{side}_"),
+            ("data_source_name", "grf.mot"),
+        ):
             etree.SubElement(ef, tag).text = text
     etree.SubElement(loads, "groups")
     etree.SubElement(loads, "datafile").text = "grf.mot"
-    path.write_bytes(etree.tostring(doc, pretty_print=True, xml_declaration=True,
-                                    encoding="UTF-8"))
+    path.write_bytes(etree.tostring(doc, pretty_print=True, xml_declaration=True, encoding="UTF-8"))

@@ -1,6 +1,7 @@
 """Simulation parameter files (``--params P.json``): controller parameters and initial-state
 parameters by name. Accepted layouts: ``{"controller": {...}, "initial_state": {...}}``, a flat
 ``{name: value}``, or an optimizer's ``best.json`` (same keys under ``"parameters"``)."""
+
 from __future__ import annotations
 
 import json
@@ -69,8 +70,14 @@ def load_parameter_file(path) -> dict[str, float]:
     return {**sections["controller"], **sections["initial_state"]}
 
 
-def check_parameter_file(path, meta: ModelMeta, model_tree, control_model,
-                         fill_defaults: bool = False, model_source: str = "the model") -> dict:
+def check_parameter_file(
+    path,
+    meta: ModelMeta,
+    model_tree,
+    control_model,
+    fill_defaults: bool = False,
+    model_source: str = "the model",
+) -> dict:
     """The controller and initial-state values of a parameter file, checked against the model it
     is to drive: the file's creature must be the model's; a file with a model section (an
     optimizer's best.json) must carry the routing, muscle properties and passive gains the model
@@ -78,10 +85,12 @@ def check_parameter_file(path, meta: ModelMeta, model_tree, control_model,
     dropped them); every controller and initial-state parameter must be given unless
     ``fill_defaults``. ParameterError names the file and key."""
     from ..model.vectors import KINDS, ModelVectors
+
     creature, sections = read_parameter_sections(path)
     if creature is not None and creature != meta.creature:
-        raise ParameterError(f"{path}: creature: the parameters are of '{creature}', the model "
-                             f"is '{meta.creature}'")
+        raise ParameterError(
+            f"{path}: creature: the parameters are of '{creature}', the model is '{meta.creature}'"
+        )
     values = {**sections["controller"], **sections["initial_state"]}
     split_parameters(values, control_model, str(path))
     if sections["model"]:
@@ -91,27 +100,35 @@ def check_parameter_file(path, meta: ModelMeta, model_tree, control_model,
             have = vectors.read_values(model_tree, kind)
             for name, value in given.items():
                 if name not in have:
-                    raise ParameterError(f"{path}: model.{kind}.{name}: not a parameter of "
-                                         f"{model_source}")
+                    raise ParameterError(f"{path}: model.{kind}.{name}: not a parameter of {model_source}")
                 if not isinstance(value, (int, float)) or abs(float(value) - have[name]) > 1e-6:
                     raise ParameterError(
                         f"{path}: model.{kind}.{name}: {value!r} differs from {model_source} "
                         f"({have[name]:.6g}); these parameters belong to the model their "
-                        "optimization wrote (its optimized.osim)")
+                        "optimization wrote (its optimized.osim)"
+                    )
     if not fill_defaults:
-        names = [sp.name for sp in controller_parameter_specs(control_model)] + \
-            [sp.name for sp in INITIAL_STATE_SPECS]
+        names = [sp.name for sp in controller_parameter_specs(control_model)] + [
+            sp.name for sp in INITIAL_STATE_SPECS
+        ]
         missing = [n for n in names if n not in values]
         if missing:
-            raise ParameterError(f"{path}: {missing[0]}: missing ({len(missing)} of {len(names)} "
-                                 "controller and initial-state parameters are); --fill-defaults "
-                                 "uses the defaults for missing ones")
+            raise ParameterError(
+                f"{path}: {missing[0]}: missing ({len(missing)} of {len(names)} "
+                "controller and initial-state parameters are); --fill-defaults "
+                "uses the defaults for missing ones"
+            )
     return values
 
 
-def load_run_parameters(path: Path | str | None, meta: ModelMeta, model: Path | str,
-                        control_interval: float = CONTROL_INTERVAL, *,
-                        fill_defaults: bool = False) -> dict[str, float]:
+def load_run_parameters(
+    path: Path | str | None,
+    meta: ModelMeta,
+    model: Path | str,
+    control_interval: float = CONTROL_INTERVAL,
+    *,
+    fill_defaults: bool = False,
+) -> dict[str, float]:
     """The controller and initial-state values a run of ``model`` (an .osim whose metadata is
     ``meta``) takes from the parameter file ``path``, checked against that model and the
     controller at ``control_interval`` (`check_parameter_file`; ``fill_defaults``: missing
@@ -120,6 +137,12 @@ def load_run_parameters(path: Path | str | None, meta: ModelMeta, model: Path | 
     if not path:
         return {}
     from ..model.vectors import parse_osim
-    return check_parameter_file(path, meta, parse_osim(model),
-                                control_model_from_meta(meta, control_interval),
-                                fill_defaults=fill_defaults, model_source=str(model))
+
+    return check_parameter_file(
+        path,
+        meta,
+        parse_osim(model),
+        control_model_from_meta(meta, control_interval),
+        fill_defaults=fill_defaults,
+        model_source=str(model),
+    )

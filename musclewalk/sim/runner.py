@@ -1,5 +1,6 @@
 """The simulation loop: engine + controller + termination rules, one control interval at a
 time, optionally recording everything the output files need."""
+
 from __future__ import annotations
 
 import time
@@ -29,11 +30,11 @@ class Recording:
     states: list = field(default_factory=list)
     excitation: list = field(default_factory=list)
     muscle_force: list = field(default_factory=list)
-    foot_force: list = field(default_factory=list)     # (2, 3) per step
-    foot_cop: list = field(default_factory=list)       # (2, 3) per step
+    foot_force: list = field(default_factory=list)  # (2, 3) per step
+    foot_cop: list = field(default_factory=list)  # (2, 3) per step
     controller: list = field(default_factory=list)
     com: list = field(default_factory=list)
-    muscle_state: list = field(default_factory=list)   # (5, nm): MuscleState.as_array()
+    muscle_state: list = field(default_factory=list)  # (5, nm): MuscleState.as_array()
 
 
 class Recorder:
@@ -101,9 +102,15 @@ class Simulator:
     """One creature in one process: model, Manager, controller description and sensor bridge
     are built once and reused for every run."""
 
-    def __init__(self, osim_path, meta: ModelMeta | None = None, control_interval: float = CONTROL_INTERVAL,
-                 integrator: str | None = None, accuracy: float | None = None,
-                 terrain=None):
+    def __init__(
+        self,
+        osim_path,
+        meta: ModelMeta | None = None,
+        control_interval: float = CONTROL_INTERVAL,
+        integrator: str | None = None,
+        accuracy: float | None = None,
+        terrain=None,
+    ):
         self.meta = meta if meta is not None else load_meta(osim_path)
         self.terrain = terrain
         self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy, terrain=terrain)
@@ -116,8 +123,13 @@ class Simulator:
     def split(self, params: Mapping[str, float] | None, source="parameters"):
         return split_parameters(params or {}, self.control_model, source)
 
-    def run(self, scenario: Scenario, params: Mapping[str, float] | None = None,
-            record: bool = False, observers: Sequence[Callable] = ()) -> SimulationResult:
+    def run(
+        self,
+        scenario: Scenario,
+        params: Mapping[str, float] | None = None,
+        record: bool = False,
+        observers: Sequence[Callable] = (),
+    ) -> SimulationResult:
         """Simulate ``scenario``; the run ends at the duration or when a termination rule
         fires (the reason is reported, never raised). ``observers`` are called each control step
         with (sensors, excitation, engine, raw sensors)."""
@@ -125,8 +137,9 @@ class Simulator:
         if abs(scenario.control_interval - self.control_interval) > 1e-12:
             raise ValueError("scenario control interval differs from the simulator's")
         controller_params, init_params = self.split(params)
-        controller = Controller(self.control_model, controller_params, speed=scenario.speed,
-                                heading=scenario.heading)
+        controller = Controller(
+            self.control_model, controller_params, speed=scenario.speed, heading=scenario.heading
+        )
         coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta.leg_length)
         state = self.engine.initial_state(coords, speeds)
         wall0 = time.perf_counter()
@@ -163,10 +176,16 @@ class Simulator:
                     break
         wall = time.perf_counter() - wall0
         return SimulationResult(
-            simulated_time=k * dt, terminated=reason is not None, reason=reason, steps=k,
-            wall_time=wall, timing=timing, initial_com=initial_com,
+            simulated_time=k * dt,
+            terminated=reason is not None,
+            reason=reason,
+            steps=k,
+            wall_time=wall,
+            timing=timing,
+            initial_com=initial_com,
             final_com=raw.com_pos.copy() if np.all(np.isfinite(raw.com_pos)) else initial_com,
-            recording=recorder.recording if recorder else None)
+            recording=recorder.recording if recorder else None,
+        )
 
     def _control_step(self, controller, sensors, raw, observers, scenario, t, timing) -> None:
         """Excitations from the controller, the observers' look at the state, then the new
@@ -202,9 +221,15 @@ class Simulator:
         return raw, None
 
 
-def simulate(model, scenario: Scenario, params: Mapping[str, float] | None = None, *,
-             meta: ModelMeta | None = None, terrain=None,
-             source: str = "parameters") -> tuple[Simulator, SimulationResult]:
+def simulate(
+    model,
+    scenario: Scenario,
+    params: Mapping[str, float] | None = None,
+    *,
+    meta: ModelMeta | None = None,
+    terrain=None,
+    source: str = "parameters",
+) -> tuple[Simulator, SimulationResult]:
     """(simulator, recorded result) of one run of ``model`` (.osim; ``meta`` its metadata, read
     from beside it if None) in ``scenario``, on ``terrain`` (a RampTerrain; None: flat ground),
     with controller and initial-state ``params`` (None: the defaults), which are checked
@@ -212,14 +237,13 @@ def simulate(model, scenario: Scenario, params: Mapping[str, float] | None = Non
     build, or a state it refuses while simulating (e.g. an extreme initial pose), raises
     SimulationError with one line; an interrupt is passed on."""
     try:
-        sim = Simulator(model, meta=meta, control_interval=scenario.control_interval,
-                        terrain=terrain)
+        sim = Simulator(model, meta=meta, control_interval=scenario.control_interval, terrain=terrain)
     except EngineError as exc:
         raise SimulationError(str(exc)) from None
-    sim.split(params, source=source)                 # bad parameters fail before simulating
+    sim.split(params, source=source)  # bad parameters fail before simulating
     try:
         result = sim.run(scenario, params, record=True)
-    except RuntimeError as exc:        # OpenSim refused the state (e.g. an extreme initial pose)
+    except RuntimeError as exc:  # OpenSim refused the state (e.g. an extreme initial pose)
         text = str(exc).strip()
         first = text.splitlines()[0] if text else type(exc).__name__
         raise SimulationError(f"{model}: OpenSim failed while simulating: {first}") from None

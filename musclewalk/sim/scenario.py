@@ -1,6 +1,7 @@
 """Inputs of a simulation besides the model and its parameters: target speed and heading,
 external pushes, duration, control interval; and the paper's initial state (§6) with its
 initial-state parameters (Table 1)."""
+
 from __future__ import annotations
 
 import math
@@ -12,17 +13,17 @@ import numpy as np
 from ..constants import CONTROL_INTERVAL
 from ..control.params import ParamSpec
 
-PUSH_DURATION = 0.2          # s, paper §6.2
+PUSH_DURATION = 0.2  # s, paper §6.2
 # longest simulation (t_max) accepted: longer is a typo, not an experiment (optimize has the same
 # bound); a 600 s recording is ~120 000 control steps
-MAX_DURATION = 600.0         # s
-SWING_HIP_FLEXION = math.radians(20.0)   # the left leg starts rotated 20 degrees forward (§6)
+MAX_DURATION = 600.0  # s
+SWING_HIP_FLEXION = math.radians(20.0)  # the left leg starts rotated 20 degrees forward (§6)
 
 
 @dataclass(frozen=True)
 class Push:
     start: float
-    force: tuple[float, float, float]   # world frame, N
+    force: tuple[float, float, float]  # world frame, N
     duration: float = PUSH_DURATION
 
     @classmethod
@@ -50,31 +51,32 @@ class HeadingPath:
     sequential walk over one random stream, so a value does not depend on how far ahead the
     table was built. ``duration`` is kept for callers that pass it; it no longer bounds the
     table (beyond it the turns simply go on)."""
-    initial: float = 0.0                    # rad
-    turn_rate: float = 0.0                  # rad/s; 0 = constant heading
-    hold: float = 3.0                       # s between changes of the goal
+
+    initial: float = 0.0  # rad
+    turn_rate: float = 0.0  # rad/s; 0 = constant heading
+    hold: float = 3.0  # s between changes of the goal
     max_change: float = math.radians(60)
     seed: int = 0
     duration: float = 60.0
 
-    STEP = 0.01                             # s between table entries
-    CHUNK = 1024                            # entries added at a time (at least)
+    STEP = 0.01  # s between table entries
+    CHUNK = 1024  # entries added at a time (at least)
 
     def __post_init__(self):
         self._turning = self.turn_rate > 0
         self._rng = np.random.default_rng(self.seed)
         self._current = self._goal = self.initial
         self._next_change = self.hold
-        self._n = 0                                 # entries tabulated so far
+        self._n = 0  # entries tabulated so far
         self._times = self._heading = np.empty(0)
 
     def _extend(self, n: int) -> None:
         """Tabulate entries up to index ``n`` - 1 (time (n - 1) x STEP)."""
         size = max(n, self._n + self.CHUNK, 2 * self._n)
-        times = np.concatenate([self._times[:self._n], np.empty(size - self._n)])
-        heading = np.concatenate([self._heading[:self._n], np.empty(size - self._n)])
+        times = np.concatenate([self._times[: self._n], np.empty(size - self._n)])
+        heading = np.concatenate([self._heading[: self._n], np.empty(size - self._n)])
         # entry i is at time i x STEP, as numpy's arange(0, end, STEP) places it
-        times[self._n:] = np.arange(self._n, size) * self.STEP
+        times[self._n :] = np.arange(self._n, size) * self.STEP
         current, goal, next_change = self._current, self._goal, self._next_change
         step = self.turn_rate * self.STEP
         for i in range(self._n, size):
@@ -96,32 +98,44 @@ class HeadingPath:
         return float(np.interp(t, self._times, self._heading))
 
 
-def random_pushes(count: int, magnitude: float, seed: int, start: float = 2.0,
-                  interval: float = 2.0) -> list[Push]:
+def random_pushes(
+    count: int, magnitude: float, seed: int, start: float = 2.0, interval: float = 2.0
+) -> list[Push]:
     """Pushes in random horizontal directions, one every ``interval`` seconds."""
     rng = np.random.default_rng(seed)
     out = []
     for k in range(count):
         angle = rng.uniform(0, 2 * math.pi)
-        out.append(Push(start + k * interval,
-                        (magnitude * math.cos(angle), 0.0, magnitude * math.sin(angle))))
+        out.append(
+            Push(start + k * interval, (magnitude * math.cos(angle), 0.0, magnitude * math.sin(angle)))
+        )
     return out
 
 
 @dataclass
 class Scenario:
-    speed: float = 1.3                      # target forward speed, m/s
-    duration: float = 10.0                  # t_max, s
+    speed: float = 1.3  # target forward speed, m/s
+    duration: float = 10.0  # t_max, s
     heading: Callable[[float], float] | float = 0.0
     pushes: Sequence[Push] = field(default_factory=list)
     control_interval: float = CONTROL_INTERVAL
-    terminate: bool = True                  # apply the paper's termination rules (§5)
+    terminate: bool = True  # apply the paper's termination rules (§5)
 
     @classmethod
-    def for_run(cls, speed: float, duration: float, *, heading_deg: float = 0.0,
-                turn_rate_deg: float = 0.0, pushes: Sequence[Push] = (),
-                n_random_pushes: int = 0, push_magnitude: float = 100.0, seed: int = 0,
-                control_interval: float = CONTROL_INTERVAL, terminate: bool = True) -> Scenario:
+    def for_run(
+        cls,
+        speed: float,
+        duration: float,
+        *,
+        heading_deg: float = 0.0,
+        turn_rate_deg: float = 0.0,
+        pushes: Sequence[Push] = (),
+        n_random_pushes: int = 0,
+        push_magnitude: float = 100.0,
+        seed: int = 0,
+        control_interval: float = CONTROL_INTERVAL,
+        terminate: bool = True,
+    ) -> Scenario:
         """The validated scenario of one run as `musclewalk simulate` describes it: target
         ``speed`` (m/s) for ``duration`` (s); the target heading starts at ``heading_deg`` and,
         with ``turn_rate_deg`` > 0 (deg/s), turns randomly (HeadingPath, ``seed``); ``pushes``
@@ -131,10 +145,20 @@ class Scenario:
         pushes = list(pushes)
         if n_random_pushes:
             pushes += random_pushes(n_random_pushes, push_magnitude, seed)
-        heading = HeadingPath(initial=math.radians(heading_deg),
-                              turn_rate=math.radians(turn_rate_deg), seed=seed, duration=duration)
-        scenario = cls(speed=speed, duration=duration, heading=heading, pushes=pushes,
-                       control_interval=control_interval, terminate=terminate)
+        heading = HeadingPath(
+            initial=math.radians(heading_deg),
+            turn_rate=math.radians(turn_rate_deg),
+            seed=seed,
+            duration=duration,
+        )
+        scenario = cls(
+            speed=speed,
+            duration=duration,
+            heading=heading,
+            pushes=pushes,
+            control_interval=control_interval,
+            terminate=terminate,
+        )
         scenario.validate()
         return scenario
 
@@ -142,8 +166,9 @@ class Scenario:
         if not (math.isfinite(self.speed) and self.speed > 0):
             raise ValueError(f"speed: must be positive, got {self.speed!r}")
         if not (math.isfinite(self.duration) and 0 < self.duration <= MAX_DURATION):
-            raise ValueError(f"duration: must be positive and at most {MAX_DURATION:g} s, "
-                             f"got {self.duration!r}")
+            raise ValueError(
+                f"duration: must be positive and at most {MAX_DURATION:g} s, got {self.duration!r}"
+            )
         if not (0 < self.control_interval <= CONTROL_INTERVAL + 1e-12):
             raise ValueError(f"control interval: must be in (0, 5 ms], got {self.control_interval!r}")
 
@@ -176,8 +201,9 @@ def initial_state_defaults() -> dict[str, float]:
     return {s.name: s.default for s in INITIAL_STATE_SPECS}
 
 
-def initial_coordinates(params: Mapping[str, float], speed: float, leg_length: float,
-                        swing: str = "l") -> tuple[dict, dict]:
+def initial_coordinates(
+    params: Mapping[str, float], speed: float, leg_length: float, swing: str = "l"
+) -> tuple[dict, dict]:
     """Coordinate values and speeds of the paper's initial state: the ``swing`` leg's upper leg
     rotated 20 degrees forward, the creature leaning forward and moving at a fraction of the
     target speed."""
@@ -194,7 +220,6 @@ def initial_coordinates(params: Mapping[str, float], speed: float, leg_length: f
         f"knee_angle_{stance}": p["init.stance_lower_speed"] * joint_rate,
         # foot pitch = root pitch + hip flexion - knee flexion + ankle angle: the stance foot
         # stays flat on the ground
-        f"ankle_angle_{stance}": (p["init.stance_lower_speed"] - p["init.stance_upper_speed"])
-        * joint_rate,
+        f"ankle_angle_{stance}": (p["init.stance_lower_speed"] - p["init.stance_upper_speed"]) * joint_rate,
     }
     return coords, speeds

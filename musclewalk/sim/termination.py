@@ -1,6 +1,7 @@
 """Early termination rules of §5, tested every control step: COM height (above the terrain
 under it) below 0.9 x its initial height, trunk heading more than 45 degrees off the target,
 self-collision of the legs, and leg crossing (the coronal positions of the feet reversed)."""
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,7 @@ class TerminationRules:
         self.segments = {}
         for side in "rl":
             lower, foot, toe = legs[side].lower, legs[side].foot, legs[side].toe
-            self.segments[side] = [(body_index[lower], body_index[foot]),
-                                   (body_index[foot], body_index[toe])]
+            self.segments[side] = [(body_index[lower], body_index[foot]), (body_index[foot], body_index[toe])]
         self.trunk = body_index[trunk]
         self._right_points = sorted({i for seg in self.segments["r"] for i in seg})
         self._left_points = sorted({i for seg in self.segments["l"] for i in seg})
@@ -54,8 +54,9 @@ class TerminationRules:
         if body_pos is not None:
             # two segments can only come within LEG_CLEARANCE if some end points are closer
             # than clearance + the longest segment
-            longest = max(np.linalg.norm(body_pos[a] - body_pos[b])
-                          for side in "rl" for a, b in self.segments[side])
+            longest = max(
+                np.linalg.norm(body_pos[a] - body_pos[b]) for side in "rl" for a, b in self.segments[side]
+            )
             self._bound = LEG_CLEARANCE + longest
 
     def check(self, sensors, target_heading: float) -> str | None:

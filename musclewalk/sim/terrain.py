@@ -20,6 +20,7 @@ HumanLegs, 8 spheres, on a shared 2-core machine: 40 segments 0.7 s, 100 segment
 segments 14 s, 500 segments 96 s) and every integration step visits all of them. So the terrain
 is at most ``MAX_LENGTH`` m of ramps; longer is refused before any model is built.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,20 +28,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-MAX_LENGTH = 100.0              # m of ramps after the run-up (see the module docstring)
+MAX_LENGTH = 100.0  # m of ramps after the run-up (see the module docstring)
 # a run's ramps (RampTerrain.for_run): RUN_LENGTH_FACTOR x the distance at the target speed, plus
 # RUN_LENGTH_MARGIN m, so a walker faster than its target still stays on the ramps
 RUN_LENGTH_FACTOR = 1.5
-RUN_LENGTH_MARGIN = 2.0         # m
+RUN_LENGTH_MARGIN = 2.0  # m
 
 
 @dataclass
 class RampTerrain:
     max_slope_deg: float
     seed: int = 0
-    length: float = 40.0            # m of ramps after the run-up
+    length: float = 40.0  # m of ramps after the run-up
     segment_length: float = 1.0
-    flat_start: float = 1.0         # m of flat ground before the first ramp
+    flat_start: float = 1.0  # m of flat ground before the first ramp
 
     def __post_init__(self):
         if not (0 <= self.max_slope_deg < 45):
@@ -49,7 +50,8 @@ class RampTerrain:
             raise ValueError(
                 f"terrain length: {self.length:g} m of ramps, at most {MAX_LENGTH:g} m (one "
                 f"OpenSim contact plane per {self.segment_length:g} m; 'musclewalk simulate' "
-                f"lays 1.5 x --speed x --duration + 2 m): shorten --duration")
+                f"lays 1.5 x --speed x --duration + 2 m): shorten --duration"
+            )
         rng = np.random.default_rng(self.seed)
         n = int(math.ceil(self.length / self.segment_length))
         slopes = np.radians(rng.uniform(-self.max_slope_deg, self.max_slope_deg, n))
@@ -68,8 +70,7 @@ class RampTerrain:
         return speed * duration * RUN_LENGTH_FACTOR + RUN_LENGTH_MARGIN
 
     @classmethod
-    def for_run(cls, max_slope_deg: float, speed: float, duration: float,
-                seed: int = 0) -> RampTerrain:
+    def for_run(cls, max_slope_deg: float, speed: float, duration: float, seed: int = 0) -> RampTerrain:
         """Ramps within +-``max_slope_deg`` long enough for a run at ``speed`` for ``duration``
         (`run_length`). ValueError: a slope outside [0, 45) degrees ("terrain slope: ...") or
         more than MAX_LENGTH m of ramps ("terrain length: ...")."""
@@ -89,5 +90,7 @@ class RampTerrain:
     def plane(self, i: int) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
         """(location, XYZ orientation) of segment i's ContactHalfSpace in the ground frame
         (OpenSim's half-space normal is -X of its frame; rotated to point up the slope's normal)."""
-        return ((float(self.x_anchor[i]), float(self.h_start[i]), 0.0),
-                (0.0, 0.0, -math.pi / 2 + float(self.slopes[i])))
+        return (
+            (float(self.x_anchor[i]), float(self.h_start[i]), 0.0),
+            (0.0, 0.0, -math.pi / 2 + float(self.slopes[i])),
+        )

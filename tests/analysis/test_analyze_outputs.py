@@ -1,5 +1,6 @@
 """`musclewalk analyze RUN -o X.json --picture X.png`: bad outputs and windows are one error line
 before any work, and the summary and the picture are written together or not at all."""
+
 import json
 
 import pytest
@@ -11,15 +12,26 @@ from musclewalk.cli import main
 @pytest.fixture(scope="module")
 def run_dir(built_models, tmp_path_factory):
     out = tmp_path_factory.mktemp("analyze") / "run"
-    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
-                 "0.1", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                str(built_models["HumanLegs"]),
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
 def _analyze(run_dir, *args):
     return main(["analyze", str(run_dir), *map(str, args)])
-
-
 
 
 def _listing(folder):
@@ -48,8 +60,7 @@ def test_read_only_output_folder(run_dir, tmp_path, capfd, make_read_only, one_e
     make_read_only(locked)
     line = one_error(_analyze(run_dir, "-o", locked / "a.json"))
     assert str(locked) in line and "-o" in line and "read-only" in line
-    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json",
-                                      "--picture", locked / "s.png"))
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json", "--picture", locked / "s.png"))
     assert str(locked) in line and "--picture" in line and "read-only" in line
     assert _listing(tmp_path) == ["locked"] and _listing(locked) == []
 
@@ -58,15 +69,13 @@ def test_read_only_output_folder(run_dir, tmp_path, capfd, make_read_only, one_e
 def test_window_after_the_end_of_the_run(run_dir, tmp_path, capfd, window, one_error):
     old = tmp_path / "a.json"
     old.write_text('{"old": true}\n')
-    line = one_error(_analyze(run_dir, "-o", old, "--picture", tmp_path / "s.png",
-                                      "--window", window))
+    line = one_error(_analyze(run_dir, "-o", old, "--picture", tmp_path / "s.png", "--window", window))
     assert "--window" in line and "0.10 s" in line and str(run_dir) in line
     assert old.read_text() == '{"old": true}\n' and _listing(tmp_path) == ["a.json"]
 
 
 def test_window_running_past_the_end_is_clipped(run_dir, tmp_path, capfd):
-    code = _analyze(run_dir, "-o", tmp_path / "a.json", "--picture", tmp_path / "s.png",
-                    "--window", "0.05,5")
+    code = _analyze(run_dir, "-o", tmp_path / "a.json", "--picture", tmp_path / "s.png", "--window", "0.05,5")
     assert code == 0, capfd.readouterr().err
     assert json.loads((tmp_path / "a.json").read_text())["creature"] == "HumanLegs"
     assert (tmp_path / "s.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -75,11 +84,11 @@ def test_window_running_past_the_end_is_clipped(run_dir, tmp_path, capfd):
 def test_summary_and_picture_are_written_together(run_dir, tmp_path, capfd, monkeypatch, one_error):
     def broken(*args, **kwargs):
         raise ValueError("picture failed")
+
     monkeypatch.setattr(filmstrip, "filmstrip_png", broken)
-    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json",
-                                      "--picture", tmp_path / "s.png"))
+    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json", "--picture", tmp_path / "s.png"))
     assert "picture failed" in line
-    assert _listing(tmp_path) == []            # no summary without its picture
+    assert _listing(tmp_path) == []  # no summary without its picture
 
 
 def test_same_file_for_summary_and_picture(run_dir, tmp_path, capfd, one_error):
@@ -90,14 +99,16 @@ def test_same_file_for_summary_and_picture(run_dir, tmp_path, capfd, one_error):
 
 @pytest.mark.parametrize("every", ["nan", "0", "-0.1"])
 def test_bad_frame_interval(run_dir, tmp_path, capfd, every, one_error):
-    line = one_error(_analyze(run_dir, "-o", tmp_path / "a.json", "--picture",
-                                      tmp_path / "s.png", f"--every={every}"))
+    line = one_error(
+        _analyze(run_dir, "-o", tmp_path / "a.json", "--picture", tmp_path / "s.png", f"--every={every}")
+    )
     assert "--every" in line
     assert _listing(tmp_path) == []
 
 
 def test_summary_without_a_key(run_dir, tmp_path, capfd, one_error):
     import shutil
+
     broken = tmp_path / "run"
     shutil.copytree(run_dir, broken)
     summary = json.loads((broken / "summary.json").read_text())

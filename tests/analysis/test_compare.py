@@ -1,5 +1,6 @@
 """`musclewalk compare`: gait cycles, clinical angles from segment orientations, metrics against
 the normative reference, and a lab trial (OpenSim's subject01) through the same path."""
+
 import json
 import shutil
 import subprocess
@@ -16,14 +17,22 @@ from musclewalk.sim.outputs import read_storage, write_storage
 
 REPO = Path(__file__).resolve().parents[2]
 SUBJECT = REPO.parent / "shared" / "reference" / "opensim-gait10dof18musc"
-TRIAL = [SUBJECT / "subject01.osim", SUBJECT / "subject01_walk_IK.mot",
-         SUBJECT / "subject01_walk_grf.mot", SUBJECT / "subject01_walk_grf.xml"]
+TRIAL = [
+    SUBJECT / "subject01.osim",
+    SUBJECT / "subject01_walk_IK.mot",
+    SUBJECT / "subject01_walk_grf.mot",
+    SUBJECT / "subject01_walk_grf.xml",
+]
 needs_subject = pytest.mark.skipif(not SUBJECT.is_dir(), reason="../shared/reference missing")
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "musclewalk.cli", "compare", *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", "compare", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_the_reference_scored_against_itself_is_perfect():
@@ -40,7 +49,7 @@ def test_the_reference_scored_against_itself_is_perfect():
     mean, sd = ref.curves["knee_flexion"]
     m = compare.curve_metrics(mean + sd, mean, sd)
     assert m["mean_abs_z"] == pytest.approx(1.0)
-    assert m["rmse_deg"] == pytest.approx(np.sqrt(np.mean(sd ** 2)))
+    assert m["rmse_deg"] == pytest.approx(np.sqrt(np.mean(sd**2)))
     assert m["rmse_offset_removed_deg"] < m["rmse_deg"]
 
 
@@ -59,14 +68,19 @@ def test_foot_events_have_hysteresis_and_cycles_need_one_stance_and_one_swing():
     np.testing.assert_allclose(offs, [0.8, 1.8, 2.8, 3.8], atol=1e-9)
     left = np.roll(right, 50)
     n = len(t)
-    trial = gait.Trial("synthetic", t, {("r", v): np.zeros(n) for v in CURVES}
-                       | {("l", v): np.zeros(n) for v in CURVES},
-                       t, {"r": right, "l": left}, {"r": np.zeros((n, 3)), "l": np.zeros((n, 3))},
-                       np.column_stack([1.2 * t, np.ones(n), np.zeros(n)]), mass)
+    trial = gait.Trial(
+        "synthetic",
+        t,
+        {("r", v): np.zeros(n) for v in CURVES} | {("l", v): np.zeros(n) for v in CURVES},
+        t,
+        {"r": right, "l": left},
+        {"r": np.zeros((n, 3)), "l": np.zeros((n, 3))},
+        np.column_stack([1.2 * t, np.ones(n), np.zeros(n)]),
+        mass,
+    )
     cycles = gait.gait_cycles(trial)
     right_cycles = [c for c in cycles if c.side == "r"]
-    assert [(c.start, c.end) for c in right_cycles] == pytest.approx([(0.2, 1.2), (1.2, 2.2),
-                                                                      (2.2, 3.2)])
+    assert [(c.start, c.end) for c in right_cycles] == pytest.approx([(0.2, 1.2), (1.2, 2.2), (2.2, 3.2)])
     assert all(c.percent(c.foot_off) == pytest.approx(60.0) for c in right_cycles)
     assert len(gait.gait_cycles(trial, skip=1.0)) < len(cycles)
     st = gait.spatiotemporal(trial, cycles)
@@ -87,7 +101,7 @@ def test_a_lab_trial_through_compare_matches_the_normative_curves(tmp_path):
     for side in "rl":
         assert result["variables"][f"{side}.hip_flexion"]["r"] >= 0.9
         assert result["variables"][f"{side}.knee_flexion"]["r"] >= 0.9
-        assert result["curves"][f"{side}.knee_flexion"]["mean"][35] > 40   # knee flexes in swing
+        assert result["curves"][f"{side}.knee_flexion"]["mean"][35] > 40  # knee flexes in swing
     assert 0.9 < result["vgrf"]["r"]["peak1_bw"] < 1.4
     for name in ("summary.md", "kinematics.png", "kinematics.svg", "grf.png", "grf.svg"):
         assert (out / name).stat().st_size > 0
@@ -127,15 +141,31 @@ def test_a_flipped_knee_axis_gives_the_same_knee_flexion(tmp_path):
     a = gait.from_opensim_trial(*TRIAL)
     b = gait.from_opensim_trial(flipped, ik_path, TRIAL[2], TRIAL[3])
     for side in "rl":
-        np.testing.assert_allclose(b.angles[(side, "knee_flexion")],
-                                   a.angles[(side, "knee_flexion")], atol=1e-6)
+        np.testing.assert_allclose(
+            b.angles[(side, "knee_flexion")], a.angles[(side, "knee_flexion")], atol=1e-6
+        )
 
 
 def test_a_run_without_a_complete_cycle_is_one_error_and_writes_nothing(built_models, tmp_path):
     sim = tmp_path / "sim"
-    r = subprocess.run([sys.executable, "-m", "musclewalk.cli", "simulate",
-                        str(built_models["HumanLegs"]), "--speed", "1.3", "--duration", "0.3",
-                        "--out", str(sim)], capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "musclewalk.cli",
+            "simulate",
+            str(built_models["HumanLegs"]),
+            "--speed",
+            "1.3",
+            "--duration",
+            "0.3",
+            "--out",
+            str(sim),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr
     out = tmp_path / "cmp"
     r = cli(sim, "-o", out)
@@ -164,9 +194,9 @@ def test_bad_inputs_are_one_line_each(tmp_path):
 def test_activation_against_emg_envelopes_and_the_muscle_map():
     ref = reference.normative()
     emg = ref.emg["RGas"]
-    m = compare.activation_metrics(0.3 * emg, emg)          # scaled to its maximum first
+    m = compare.activation_metrics(0.3 * emg, emg)  # scaled to its maximum first
     assert m["r"] == pytest.approx(1.0) and m["best_shift_percent"] == 0
-    shifted = np.roll(emg[:-1], 5)                           # 5 % of the cycle late
+    shifted = np.roll(emg[:-1], 5)  # 5 % of the cycle late
     m = compare.activation_metrics(np.append(shifted, shifted[0]), emg)
     assert m["best_r_within_shift"] == pytest.approx(1.0) and m["best_shift_percent"] == -5.0
     square = np.where((np.linspace(0, 100, 101) >= 20) & (np.linspace(0, 100, 101) < 40), 1.0, 0.1)
@@ -189,7 +219,7 @@ def test_a_measured_trial_as_a_second_reference(tmp_path):
     r = cli("--trial", *TRIAL, "--reference-trial", *TRIAL, "-o", out)
     assert r.returncode == 0, r.stderr
     result = json.loads((out / "comparison.json").read_text())
-    (name, other), = result["other_references"].items()
+    ((name, other),) = result["other_references"].items()
     assert name.startswith("subject01_walk_IK") and other["gps_deg"] < 3.0
-    assert result["gps_deg"] > 5.0                        # the normative reference, scored in full
+    assert result["gps_deg"] > 5.0  # the normative reference, scored in full
     assert "Against subject01_walk_IK" in (out / "summary.md").read_text()

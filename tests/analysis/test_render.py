@@ -1,4 +1,5 @@
 """Tests for the model picture (musclewalk.analysis.render)."""
+
 from pathlib import Path
 
 import numpy as np
@@ -11,14 +12,15 @@ REFERENCE = Path("/work/shared/reference/opensim-gait10dof18musc/gait10dof18musc
 
 def _check_png(path: Path):
     import matplotlib.image as mpimg
+
     assert path.is_file()
     assert path.stat().st_size > 20_000
     img = mpimg.imread(path)
     h, w = img.shape[:2]
     assert (w, h) == (round(FIGSIZE[0] * DPI), round(FIGSIZE[1] * DPI))
     gray = img[..., :3].mean(axis=-1)
-    assert gray.var() > 1e-3                       # not blank
-    assert (gray < 0.5).mean() > 0.005             # there are dark strokes
+    assert gray.var() > 1e-3  # not blank
+    assert (gray < 0.5).mean() > 0.005  # there are dark strokes
     # no temporary files left beside the picture
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
 
@@ -28,6 +30,7 @@ def human_legs(tmp_path_factory):
     from musclewalk.model.meta import build_meta, write_meta
     from musclewalk.model.osim import model_xml, write_atomic, xml_bytes
     from musclewalk.model.template import load_creature
+
     d = tmp_path_factory.mktemp("render")
     spec = load_creature("HumanLegs")
     osim_path = d / "HumanLegs.osim"
@@ -46,6 +49,7 @@ def test_render_generated_model(human_legs, tmp_path, monkeypatch):
 
 def test_scene_uses_metadata(human_legs):
     from musclewalk.model.meta import load_meta
+
     meta = load_meta(human_legs)
     scene = _extract(human_legs, meta)
     assert scene.name == "HumanLegs"

@@ -40,50 +40,86 @@ def _side_z(side: str) -> float:
 
 
 BODY_ORIGIN = np.array(
-    [[0, 1.0, 0], [0, 1.05, 0], [0, 1.5, 0]]
-    + [[0, y, _side_z(s)] for s in "rl" for y in (0.9, 0.5, 0.08)],
+    [[0, 1.0, 0], [0, 1.05, 0], [0, 1.5, 0]] + [[0, y, _side_z(s)] for s in "rl" for y in (0.9, 0.5, 0.08)],
     float,
 )
 
 # (name, kind, side, child body)
 JOINTS = [
-    ("hip_r", "hip", "r", 3), ("knee_r", "knee", "r", 4), ("ankle_r", "ankle", "r", 5),
-    ("hip_l", "hip", "l", 6), ("knee_l", "knee", "l", 7), ("ankle_l", "ankle", "l", 8),
-    ("lumbar", "head_chain", None, 1), ("neck", "head_chain", None, 2),
+    ("hip_r", "hip", "r", 3),
+    ("knee_r", "knee", "r", 4),
+    ("ankle_r", "ankle", "r", 5),
+    ("hip_l", "hip", "l", 6),
+    ("knee_l", "knee", "l", 7),
+    ("ankle_l", "ankle", "l", 8),
+    ("lumbar", "head_chain", None, 1),
+    ("neck", "head_chain", None, 2),
 ]
 
 # right-side leg muscles: (unique, roles, delay, [(body, world point with right-side z)])
 LEG_MUSCLES = [
     ("hip_flexor", {"hip", "hip_flexor"}, 0.005, [("trunk", (0.08, 1.0, 0.1)), ("upper", (0.05, 0.7, 0.1))]),
-    ("hip_extensor", {"hip", "hip_extensor"}, 0.005,
-     [("trunk", (-0.1, 1.0, 0.1)), ("upper", (-0.05, 0.7, 0.1))]),
-    ("hip_abductor", {"hip", "hip_abductor"}, 0.005,
-     [("trunk", (0.0, 1.05, 0.2)), ("upper", (0.0, 0.75, 0.16))]),
-    ("hamstrings", {"hip", "hip_extensor", "knee", "knee_flexor"}, 0.010,
-     [("trunk", (-0.08, 0.92, 0.1)), ("lower", (-0.04, 0.4, 0.1))]),
+    (
+        "hip_extensor",
+        {"hip", "hip_extensor"},
+        0.005,
+        [("trunk", (-0.1, 1.0, 0.1)), ("upper", (-0.05, 0.7, 0.1))],
+    ),
+    (
+        "hip_abductor",
+        {"hip", "hip_abductor"},
+        0.005,
+        [("trunk", (0.0, 1.05, 0.2)), ("upper", (0.0, 0.75, 0.16))],
+    ),
+    (
+        "hamstrings",
+        {"hip", "hip_extensor", "knee", "knee_flexor"},
+        0.010,
+        [("trunk", (-0.08, 0.92, 0.1)), ("lower", (-0.04, 0.4, 0.1))],
+    ),
     ("vasti", {"knee", "knee_extensor"}, 0.010, [("upper", (0.05, 0.65, 0.1)), ("lower", (0.05, 0.4, 0.1))]),
-    ("gastrocnemius", {"knee", "ankle", "ankle_extensor"}, 0.020,
-     [("upper", (-0.04, 0.55, 0.1)), ("foot", (-0.06, 0.06, 0.1))]),
-    ("soleus", {"ankle", "ankle_extensor"}, 0.020,
-     [("lower", (-0.04, 0.3, 0.1)), ("foot", (-0.06, 0.06, 0.1))]),
-    ("tibialis_anterior", {"ankle", "ankle_flexor"}, 0.020,
-     [("lower", (0.04, 0.3, 0.1)), ("foot", (0.08, 0.05, 0.1))]),
+    (
+        "gastrocnemius",
+        {"knee", "ankle", "ankle_extensor"},
+        0.020,
+        [("upper", (-0.04, 0.55, 0.1)), ("foot", (-0.06, 0.06, 0.1))],
+    ),
+    (
+        "soleus",
+        {"ankle", "ankle_extensor"},
+        0.020,
+        [("lower", (-0.04, 0.3, 0.1)), ("foot", (-0.06, 0.06, 0.1))],
+    ),
+    (
+        "tibialis_anterior",
+        {"ankle", "ankle_flexor"},
+        0.020,
+        [("lower", (0.04, 0.3, 0.1)), ("foot", (0.08, 0.05, 0.1))],
+    ),
 ]
 HEAD_MUSCLES = [
-    ("neck_flexor", {"head_chain"}, 0.005,
-     [("trunk", (0.06, 1.0, 0.0)), ("torso", (0.06, 1.3, 0.0)), ("head", (0.04, 1.55, 0.0))]),
-    ("neck_extensor", {"head_chain"}, 0.005,
-     [("trunk", (-0.06, 1.0, 0.0)), ("torso", (-0.06, 1.3, 0.0)), ("head", (-0.04, 1.55, 0.0))]),
+    (
+        "neck_flexor",
+        {"head_chain"},
+        0.005,
+        [("trunk", (0.06, 1.0, 0.0)), ("torso", (0.06, 1.3, 0.0)), ("head", (0.04, 1.55, 0.0))],
+    ),
+    (
+        "neck_extensor",
+        {"head_chain"},
+        0.005,
+        [("trunk", (-0.06, 1.0, 0.0)), ("torso", (-0.06, 1.3, 0.0)), ("head", (-0.04, 1.55, 0.0))],
+    ),
 ]
 
 
 @dataclass
 class Creature:
     model: ControlModel
-    points: np.ndarray        # (n_points, 3) base-pose world path points
-    pair_points: np.ndarray   # (n_pairs, 2) [child-side, parent-side] indices into points
-    joint_pos: np.ndarray     # (n_joints, 3)
-    muscle_index: dict        # muscle name -> index
+    points: np.ndarray  # (n_points, 3) base-pose world path points
+    pair_points: np.ndarray  # (n_pairs, 2) [child-side, parent-side] indices into points
+    joint_pos: np.ndarray  # (n_joints, 3)
+    muscle_index: dict  # muscle name -> index
 
     def index(self, name: str) -> int:
         return self.muscle_index[name]
@@ -105,8 +141,9 @@ def build_creature(copies: int = 1, dt: float = DT, fmax: float = 1000.0, arms: 
 
     def add(name, unique, side, roles, delay, path):
         m = len(muscles)
-        muscles.append(MuscleInfo(name=name, side=side, fmax=fmax, delay=delay, unique=unique,
-                                  roles=frozenset(roles)))
+        muscles.append(
+            MuscleInfo(name=name, side=side, fmax=fmax, delay=delay, unique=unique, roles=frozenset(roles))
+        )
         first = len(points)
         bodies = []
         for body, xyz in path:
@@ -140,13 +177,24 @@ def build_creature(copies: int = 1, dt: float = DT, fmax: float = 1000.0, arms: 
         joints=[JointInfo(name, kind, side) for name, kind, side, _ in JOINTS],
         pair_muscle=pair_m,
         pair_joint=pair_j,
-        trunk_body=0, head_body=2, upper_body=(3, 6), lower_body=(4, 7), foot_body=(5, 8),
-        total_mass=MASS, leg_length=LEG_LENGTH, dt=dt,
+        trunk_body=0,
+        head_body=2,
+        upper_body=(3, 6),
+        lower_body=(4, 7),
+        foot_body=(5, 8),
+        total_mass=MASS,
+        leg_length=LEG_LENGTH,
+        dt=dt,
         head_offset=BODY_ORIGIN[2] - BODY_ORIGIN[0],
         body_names=list(BODIES),
     )
-    return Creature(model, np.array(points, float), np.array(pair_pts), joint_pos,
-                    {m.name: i for i, m in enumerate(muscles)})
+    return Creature(
+        model,
+        np.array(points, float),
+        np.array(pair_pts),
+        joint_pos,
+        {m.name: i for i, m in enumerate(muscles)},
+    )
 
 
 def base_sensors(creature: Creature, t: float = 0.0, contact=(True, False), **overrides) -> Sensors:

@@ -40,8 +40,16 @@ def test_excitations_stay_in_unit_interval(corner):
 def test_constant_excitations_follow_the_leg_state():
     creature = build_creature()
     ix = creature.index
-    params = {"gain.trunk.kq": 0.0, "gain.trunk.kw": 0.0, "gain.swing.kq": 0.0, "gain.ankle.kq": 0.0,
-              "gain.head.kp": 0.0, "gain.head.kv": 0.0, "gain.head.kq": 0.0, "gain.head.kw": 0.0}
+    params = {
+        "gain.trunk.kq": 0.0,
+        "gain.trunk.kw": 0.0,
+        "gain.swing.kq": 0.0,
+        "gain.ankle.kq": 0.0,
+        "gain.head.kp": 0.0,
+        "gain.head.kv": 0.0,
+        "gain.head.kq": 0.0,
+        "gain.head.kw": 0.0,
+    }
     for unique in creature.model.unique_names():
         params[f"const.stance.{unique}"] = 0.1
         params[f"const.swing.{unique}"] = 0.3
@@ -104,7 +112,8 @@ def test_upper_leg_target_balance_terms():
     s.foot_pos[0, 0] = -0.09  # right (stance) foot 0.1 L behind the COM
     ctrl.step(s)
     assert ctrl.log_row()["hip_flexion_target_l"] == pytest.approx(
-        base + ctrl.params["swing.kp_sagittal"] * 0.1)
+        base + ctrl.params["swing.kp_sagittal"] * 0.1
+    )
 
 
 def test_step_timing_40_muscles():
@@ -122,8 +131,10 @@ def test_step_timing_40_muscles():
         for k in range(n):
             ctrl.step(sensors[k % len(sensors)])
         per_step = min(per_step, (time.perf_counter() - start) / n)
-    print(f"\nController.step, 40 muscles, {creature.model.n_pairs} pairs: {per_step * 1e6:.1f} us/step; "
-          f"parameters: {format_group_counts(controller_parameter_specs(creature.model))}")
+    print(
+        f"\nController.step, 40 muscles, {creature.model.n_pairs} pairs: {per_step * 1e6:.1f} us/step; "
+        f"parameters: {format_group_counts(controller_parameter_specs(creature.model))}"
+    )
     assert per_step < 5e-3  # loose: machines vary; the target is well under 0.2 ms
 
 
@@ -143,12 +154,12 @@ def test_base_pose_features_recover_known_angles():
     creature = build_creature()
     s = base_sensors(creature)
     R = s.body_R
-    R[0] = facing_rotations(0.0, -0.2, 0.0)[0]          # trunk leans 0.2 forward
-    R[2] = facing_rotations(0.0, -0.1, 0.0)[0]          # head pitched 0.1 forward
+    R[0] = facing_rotations(0.0, -0.2, 0.0)[0]  # trunk leans 0.2 forward
+    R[2] = facing_rotations(0.0, -0.1, 0.0)[0]  # head pitched 0.1 forward
     for upper, lower, foot in ((3, 4, 5), (6, 7, 8)):
-        R[upper] = facing_rotations(0.0, 0.3, 0.0)[0]   # hip flexion 0.3
-        R[lower] = R[upper] @ rot_z(-0.5)               # knee flexion 0.5
-        R[foot] = facing_rotations(0.0, 0.1, 0.0)[0]    # toes up 0.1
+        R[upper] = facing_rotations(0.0, 0.3, 0.0)[0]  # hip flexion 0.3
+        R[lower] = R[upper] @ rot_z(-0.5)  # knee flexion 0.5
+        R[foot] = facing_rotations(0.0, 0.1, 0.0)[0]  # toes up 0.1
     out = base_pose_features(s.body_pos, R, 0, 2, (3, 6), (4, 7), (5, 8))
     assert out["trunk_pitch0"] == pytest.approx(0.2)
     assert out["head_pitch0"] == pytest.approx(0.1)

@@ -30,8 +30,10 @@ def test_pair_groups_follow_joint_kind_and_side():
     cm = creature.model
     names = [m.name for m in cm.muscles]
     joints = [j.name for j in cm.joints]
-    groups = {(names[m], joints[j]): g for m, j, g in
-              zip(cm.pair_muscle.tolist(), cm.pair_joint.tolist(), _pair_groups(cm, True).tolist())}
+    groups = {
+        (names[m], joints[j]): g
+        for m, j, g in zip(cm.pair_muscle.tolist(), cm.pair_joint.tolist(), _pair_groups(cm, True).tolist())
+    }
     assert groups[("hamstrings_r", "hip_r")] == _GROUP_HIP[0]
     assert groups[("hamstrings_l", "knee_l")] == _GROUP_KNEE[1]
     assert groups[("gastrocnemius_r", "ankle_r")] == _GROUP_ANKLE[0]

@@ -56,17 +56,18 @@ def test_force_feedback_reaches_the_muscle_after_its_delay():
         vasti.append(u[ix("vasti_r")])
     soleus, vasti = np.array(soleus), np.array(vasti)
     assert np.all(soleus[: force_on + 20] == 0.0)
-    np.testing.assert_allclose(soleus[force_on + 20:], 1.5 * 400.0 / 1000.0)
+    np.testing.assert_allclose(soleus[force_on + 20 :], 1.5 * 400.0 / 1000.0)
     assert np.all(vasti[: force_on + 10] == 0.0)
-    np.testing.assert_allclose(vasti[force_on + 10:], 0.8 * 500.0 / 1000.0)
+    np.testing.assert_allclose(vasti[force_on + 10 :], 0.8 * 500.0 / 1000.0)
 
 
 def test_constant_and_lift_off_excitations_are_not_delayed():
     creature = build_creature()
     ix = creature.index
     params = zero_constants(creature.model)
-    params.update({"const.stance.hip_flexor": 0.2, "lift.hip": 0.3, "lift.knee": -0.1,
-                   "const.stance.vasti": 0.25})
+    params.update(
+        {"const.stance.hip_flexor": 0.2, "lift.hip": 0.3, "lift.knee": -0.1, "const.stance.vasti": 0.25}
+    )
     ctrl = Controller(creature.model, params=params, speed=0.0)
     ctrl.reset(("stance", "stance_preparation"))
     s = base_sensors(creature, contact=(True, True))
@@ -76,9 +77,9 @@ def test_constant_and_lift_off_excitations_are_not_delayed():
     u = ctrl.step(s)  # first step: every delay buffer is still empty
     assert ctrl.leg_states == ("lift_off", "stance")
     assert u[ix("hip_flexor_r")] == pytest.approx(0.2 + 0.3)
-    assert u[ix("hip_extensor_r")] == 0.0          # 0 - 0.3, clipped
-    assert u[ix("hamstrings_r")] == 0.0            # hip extensor too
-    assert u[ix("hip_abductor_r")] == 0.0          # neither flexor nor extensor: no lift constant
+    assert u[ix("hip_extensor_r")] == 0.0  # 0 - 0.3, clipped
+    assert u[ix("hamstrings_r")] == 0.0  # hip extensor too
+    assert u[ix("hip_abductor_r")] == 0.0  # neither flexor nor extensor: no lift constant
     assert u[ix("vasti_r")] == pytest.approx(0.25 - 0.1)
     # stance leg: trunk feedback was computed this step but is still in the delay line
     assert ctrl.feedback[ix("hip_extensor_l")] > 0.0

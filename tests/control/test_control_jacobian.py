@@ -14,13 +14,19 @@ DELAY_MAX = 20
 
 # eq 9 -------------------------------------------------------------------------------------------
 
+
 def test_moment_arm_vectors_planar_hand_values():
     joints = np.array([[0.0, 0.0, 0.0], [1.0, 1.0, 0.0]])
-    points = np.array([
-        [0.05, -0.2, 0.0], [0.05, 0.2, 0.0],   # vertical segment 5 cm in front of joint 0
-        [0.1, -0.1, 0.0], [0.0, 0.1, 0.0],     # tilted segment, joint 0
-        [0.9, 1.0, 0.0], [1.0, 1.2, 0.0],      # joint 1: child point left of it, going up-right
-    ])
+    points = np.array(
+        [
+            [0.05, -0.2, 0.0],
+            [0.05, 0.2, 0.0],  # vertical segment 5 cm in front of joint 0
+            [0.1, -0.1, 0.0],
+            [0.0, 0.1, 0.0],  # tilted segment, joint 0
+            [0.9, 1.0, 0.0],
+            [1.0, 1.2, 0.0],  # joint 1: child point left of it, going up-right
+        ]
+    )
     pair_points = np.array([[0, 1], [2, 3], [4, 5]])
     r = moment_arm_vectors(points, pair_points, joints, np.array([0, 0, 1]))
     # (p_c - j) x s_hat, s_hat from the child-side point to the parent-side point
@@ -28,8 +34,9 @@ def test_moment_arm_vectors_planar_hand_values():
     np.testing.assert_allclose(r[1], [0.0, 0.0, 0.1 / math.sqrt(5.0)], atol=1e-12)
     np.testing.assert_allclose(r[2], [0.0, 0.0, -0.2 / math.sqrt(5.0)], atol=1e-12)
     # any point of the segment gives the same r; reversing the segment flips it
-    r_parent_point = np.cross(points[3] - joints[0],
-                              (points[3] - points[2]) / np.linalg.norm(points[3] - points[2]))
+    r_parent_point = np.cross(
+        points[3] - joints[0], (points[3] - points[2]) / np.linalg.norm(points[3] - points[2])
+    )
     np.testing.assert_allclose(r[1], r_parent_point, atol=1e-12)
     r_rev = moment_arm_vectors(points, pair_points[:, ::-1], joints, np.array([0, 0, 1]))
     np.testing.assert_allclose(r_rev, -r, atol=1e-12)
@@ -40,9 +47,9 @@ def test_crossing_segment_and_subtree():
     assert subtree_bodies(BODY_PARENT, 3) == {3, 4, 5}
     assert subtree_bodies(BODY_PARENT, 1) == {1, 2}
     path = [0, 3, 3, 4]  # trunk, thigh, thigh, shank
-    assert crossing_segment(path, {3, 4, 5}) == (1, 0)   # hip
-    assert crossing_segment(path, {4, 5}) == (3, 2)      # knee
-    assert crossing_segment([4, 0], {4, 5}) == (0, 1)    # child point first in path order
+    assert crossing_segment(path, {3, 4, 5}) == (1, 0)  # hip
+    assert crossing_segment(path, {4, 5}) == (3, 2)  # knee
+    assert crossing_segment([4, 0], {4, 5}) == (0, 1)  # child point first in path order
     with pytest.raises(ValueError):
         crossing_segment(path, {5})
 
@@ -50,8 +57,9 @@ def test_crossing_segment_and_subtree():
 def test_rotation_log_matches_scipy():
     rng = np.random.default_rng(1)
     rots = Rotation.random(50, random_state=rng)
-    extra = Rotation.from_rotvec([[0, 0, 0], [1e-9, 0, 0], [math.pi - 1e-6, 0, 0], [0, math.pi, 0],
-                                  [0.0, 2.0, 2.3]])
+    extra = Rotation.from_rotvec(
+        [[0, 0, 0], [1e-9, 0, 0], [math.pi - 1e-6, 0, 0], [0, math.pi, 0], [0.0, 2.0, 2.3]]
+    )
     mats = np.concatenate([rots.as_matrix(), extra.as_matrix()])
     ours = rotation_log(mats)
     back = Rotation.from_rotvec(ours).as_matrix()
@@ -82,8 +90,9 @@ def test_feature_forces_parent_side_sign_and_averaging():
     f = feature_muscle_forces(moment, r, np.array([1.0, -0.5, 1.0]), np.array([0, 1, 1]), 2)
     np.testing.assert_allclose(f, [10.0 / 0.05, -10.0 / 0.05 / 2])
     # force term: r_hat x (P - j) . F ; body 1 m above the joint, horizontal force 5 N along +X
-    moment = pair_moments(np.array([[5.0, 0, 0]]), np.zeros((1, 3)), np.array([[0.0, 1.0, 0]]),
-                          np.zeros((1, 3)))
+    moment = pair_moments(
+        np.array([[5.0, 0, 0]]), np.zeros((1, 3)), np.array([[0.0, 1.0, 0]]), np.zeros((1, 3))
+    )
     f = feature_muscle_forces(moment, r[:1], np.array([1.0]), np.array([0]), 1)
     # z_hat x (0,1,0) = (-1,0,0): pushing +X needs a negative torque about +Z
     np.testing.assert_allclose(f, [-5.0 / 0.05])
@@ -112,18 +121,53 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
     M, g, L = 70.0, 9.81, 0.9
     T, W = M * g * L, M * g * L * math.sqrt(L / g)
     targets = {  # body: (target R, kq, kw, σ, joints, force)
-        "trunk": (facing_rotations(0.0, -row["trunk_lean_target"], -row["trunk_side_lean_target"])[0],
-                  prm["gain.trunk.kq"] * T, prm["gain.trunk.kw"] * W, -1.0, ["hip_r"], None),
-        "upper_l": (facing_rotations(0.0, row["hip_flexion_target_l"], row["hip_abduction_target_l"])[0],
-                    prm["gain.prep.kq"] * T, prm["gain.prep.kw"] * W, 1.0, ["hip_l"], None),
-        "lower_l": (s.body_R[6] @ rot_z(-prm["knee.theta"]), prm["gain.knee.kq"] * T, 0.0, 1.0,
-                    ["knee_l"], None),
-        "foot_l": (facing_rotations(0.0, prm["ankle.theta"], 0.0)[0], prm["gain.ankle.kq"] * T, 0.0, 1.0,
-                   ["ankle_l"], None),
-        "head": (np.eye(3), prm["gain.head.kq"] * T, prm["gain.head.kw"] * W, 1.0, ["lumbar", "neck"],
-                 pd_force(prm["gain.head.kp"] * M * g / L, prm["gain.head.kv"] * M * g / math.sqrt(g * L),
-                          s.body_pos[0] + s.body_R[0] @ cm.head_offset, s.body_pos[2],
-                          [1.0, 0.0, 0.0], s.body_vel[2])),
+        "trunk": (
+            facing_rotations(0.0, -row["trunk_lean_target"], -row["trunk_side_lean_target"])[0],
+            prm["gain.trunk.kq"] * T,
+            prm["gain.trunk.kw"] * W,
+            -1.0,
+            ["hip_r"],
+            None,
+        ),
+        "upper_l": (
+            facing_rotations(0.0, row["hip_flexion_target_l"], row["hip_abduction_target_l"])[0],
+            prm["gain.prep.kq"] * T,
+            prm["gain.prep.kw"] * W,
+            1.0,
+            ["hip_l"],
+            None,
+        ),
+        "lower_l": (
+            s.body_R[6] @ rot_z(-prm["knee.theta"]),
+            prm["gain.knee.kq"] * T,
+            0.0,
+            1.0,
+            ["knee_l"],
+            None,
+        ),
+        "foot_l": (
+            facing_rotations(0.0, prm["ankle.theta"], 0.0)[0],
+            prm["gain.ankle.kq"] * T,
+            0.0,
+            1.0,
+            ["ankle_l"],
+            None,
+        ),
+        "head": (
+            np.eye(3),
+            prm["gain.head.kq"] * T,
+            prm["gain.head.kw"] * W,
+            1.0,
+            ["lumbar", "neck"],
+            pd_force(
+                prm["gain.head.kp"] * M * g / L,
+                prm["gain.head.kv"] * M * g / math.sqrt(g * L),
+                s.body_pos[0] + s.body_R[0] @ cm.head_offset,
+                s.body_pos[2],
+                [1.0, 0.0, 0.0],
+                s.body_vel[2],
+            ),
+        ),
     }
     body_index = {n: i for i, n in enumerate(cm.body_names)}
     expected = np.zeros(cm.n_muscles)
@@ -135,8 +179,9 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
             if cm.joints[cm.pair_joint[k]].name not in joints:
                 continue
             m = cm.pair_muscle[k]
-            moment = torque + (np.cross(s.body_pos[b] - s.joint_pos[cm.pair_joint[k]], force)
-                               if force is not None else 0)
+            moment = torque + (
+                np.cross(s.body_pos[b] - s.joint_pos[cm.pair_joint[k]], force) if force is not None else 0
+            )
             expected[m] += sigma * (r[k] @ moment) / (cm.n_spanned[m] * (r[k] @ r[k])) / 1000.0
     np.testing.assert_allclose(ctrl.feedback, expected, rtol=1e-9, atol=1e-12)
     # all 18 muscles but the stance leg's knee/ankle muscles (no feature there; F+ is zero at 0 N)
@@ -144,6 +189,7 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
 
 
 # JT signs through the controller ---------------------------------------------------------------
+
 
 def _settled_feedback(creature, sensors, params=None, initial=("stance", "swing")):
     """Run past the longest delay with constant sensors; return the controller."""
@@ -185,8 +231,9 @@ def test_stance_trunk_pitch_correction_excites_the_right_hip_muscles(creature):
 def test_trunk_feedback_uses_only_the_stance_hip(creature):
     ix = creature.index
     right = _settled_feedback(creature, _trunk_pitched(creature, 0.1), initial=("stance", "swing"))
-    left = _settled_feedback(creature, _trunk_pitched(creature, 0.1, contact=(False, True)),
-                             initial=("swing", "stance"))
+    left = _settled_feedback(
+        creature, _trunk_pitched(creature, 0.1, contact=(False, True)), initial=("swing", "stance")
+    )
     assert right.feedback[ix("hip_extensor_r")] > 0.0
     assert left.feedback[ix("hip_extensor_l")] == pytest.approx(right.feedback[ix("hip_extensor_r")])
     # the swing leg's hip muscles follow the upper-leg target, not the trunk: no change with trunk lean
@@ -202,11 +249,14 @@ def test_coronal_trunk_correction_left_right_mirror(creature):
     assert r_lean_left.feedback[ix("hip_abductor_r")] > 0.0 > r_lean_right.feedback[ix("hip_abductor_r")]
     # mirror: left stance, trunk leaning right -> left abductor, same magnitude
     l_lean_right = _settled_feedback(
-        creature, _trunk_pitched(creature, 0.0, -0.1, contact=(False, True)), initial=("swing", "stance"))
+        creature, _trunk_pitched(creature, 0.0, -0.1, contact=(False, True)), initial=("swing", "stance")
+    )
     l_lean_left = _settled_feedback(
-        creature, _trunk_pitched(creature, 0.0, 0.1, contact=(False, True)), initial=("swing", "stance"))
+        creature, _trunk_pitched(creature, 0.0, 0.1, contact=(False, True)), initial=("swing", "stance")
+    )
     assert l_lean_right.feedback[ix("hip_abductor_l")] == pytest.approx(
-        r_lean_left.feedback[ix("hip_abductor_r")])
+        r_lean_left.feedback[ix("hip_abductor_r")]
+    )
     assert l_lean_left.feedback[ix("hip_abductor_l")] < 0.0
     # a pure coronal correction does not load the sagittal hip muscles
     assert abs(r_lean_left.feedback[ix("hip_flexor_r")]) < 1e-9
@@ -215,8 +265,9 @@ def test_coronal_trunk_correction_left_right_mirror(creature):
 def test_swing_upper_leg_target_flexes_the_hip(creature):
     ix = creature.index
     # left leg hanging straight, swing target ~0.4 rad flexion -> left hip flexor on, extensor off
-    ctrl = _settled_feedback(creature, base_sensors(creature),
-                             {"swing.kd_sagittal": 0.0, "swing.kp_sagittal": 0.0})
+    ctrl = _settled_feedback(
+        creature, base_sensors(creature), {"swing.kd_sagittal": 0.0, "swing.kp_sagittal": 0.0}
+    )
     assert ctrl.leg_states == ("stance", "swing")
     assert ctrl.feedback[ix("hip_flexor_l")] > 0.0 > ctrl.feedback[ix("hip_extensor_l")]
     # knee passive in swing (eq 28 only in preparation): vasti get nothing

@@ -28,7 +28,10 @@ def test_parameter_list_structure(creature):
     # trunk 2 + head 4 + swing 1 + prep 2 + knee 1 + ankle 1 + fplus (vasti, gastrocnemius, soleus) 3 + lift 2
     assert counts["feedback"] == 16
     assert {n for n in names if n.startswith("fplus.")} == {
-        "fplus.vasti", "fplus.gastrocnemius", "fplus.soleus"}
+        "fplus.vasti",
+        "fplus.gastrocnemius",
+        "fplus.soleus",
+    }
     # 10 unique muscles x {stance, swing}
     assert counts["constant_excitation"] == 20
     assert format_group_counts(specs).endswith("(total 53)")
@@ -88,8 +91,13 @@ def test_control_model_dict_round_trip_and_names():
     assert again.to_dict() == d
     # names instead of indices
     d["pairs"] = [[d["muscles"][m]["name"], d["joints"][j]["name"]] for m, j in d["pairs"]]
-    d["bodies"] = {"trunk": "trunk", "head": "head", "upper": ["upper_r", "upper_l"],
-                   "lower": ["lower_r", "lower_l"], "foot": ["foot_r", "foot_l"]}
+    d["bodies"] = {
+        "trunk": "trunk",
+        "head": "head",
+        "upper": ["upper_r", "upper_l"],
+        "lower": ["lower_r", "lower_l"],
+        "foot": ["foot_r", "foot_l"],
+    }
     by_name = ControlModel.from_dict(d)
     assert by_name.to_dict()["pairs"] == again.to_dict()["pairs"]
     assert by_name.upper_body == (3, 6)

@@ -1,5 +1,6 @@
 """The committed walkers re-simulate to the objective their optimization recorded: a refactor of
 the measures, the objective or the simulation loop that changes a committed result fails here."""
+
 import json
 from pathlib import Path
 
@@ -20,8 +21,7 @@ def test_committed_best_re_simulates_to_its_recorded_objective(run):
     sim = Simulator(folder / "optimized.osim")
     scenario = Scenario(speed=best["speed"], duration=best["duration"])
     recorder = ObjectiveRecorder(sim, scenario)
-    result = sim.run(scenario, {**params["controller"], **params["initial_state"]},
-                     observers=[recorder])
+    result = sim.run(scenario, {**params["controller"], **params["initial_state"]}, observers=[recorder])
     averages = recorder.finish(result.simulated_time, result.terminated)
     score, terms = Objective.load("geijtenbeek2013").combine(averages)
     assert result.simulated_time == pytest.approx(best["simulated_time"])

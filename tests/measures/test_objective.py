@@ -1,6 +1,7 @@
 """The objective (eqs. 32-37) on synthetic trajectories, against hand-computed values: measures
 integrated over t_max and averaged, thresholds applied after averaging, the termination penalty
 (E_speed = 1, the others 0 for the rest of t_max) and v_base updated at contact initiations."""
+
 import math
 from types import SimpleNamespace
 
@@ -15,14 +16,14 @@ from musclewalk.sim.engine import MuscleState
 from musclewalk.sim.scenario import Scenario
 
 DT = 0.005
-T_MAX = 0.05                    # 10 control intervals
+T_MAX = 0.05  # 10 control intervals
 N = 10
-TARGET = 2.0                    # m/s
-PSI = 0.3                       # constant target heading, rad
+TARGET = 2.0  # m/s
+PSI = 0.3  # constant target heading, rad
 FORWARD = np.array([math.cos(PSI), 0.0, -math.sin(PSI)])
-SIDE = np.array([math.sin(PSI), 0.0, math.cos(PSI)])     # horizontal, perpendicular to FORWARD
+SIDE = np.array([math.sin(PSI), 0.0, math.cos(PSI)])  # horizontal, perpendicular to FORWARD
 BODY_MASS = 50.0
-HEAD_OFFSET = np.array([0.0, 0.5, 0.0])                  # head point on the trunk (no head body)
+HEAD_OFFSET = np.array([0.0, 0.5, 0.0])  # head point on the trunk (no head body)
 M_MUSCLES = muscle_masses([1000.0, 2500.0], [0.10, 0.05])
 
 
@@ -41,7 +42,7 @@ def rot_z(a):
     return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
 
 
-BASE_R = rot_z(0.1)             # the trunk's orientation in the base pose
+BASE_R = rot_z(0.1)  # the trunk's orientation in the base pose
 
 
 class FakeBridge:
@@ -54,23 +55,30 @@ class FakeEngine:
     179 W/kg of muscle (activation 86.5 + maintenance 92.5), no shortening heat or work."""
 
     def muscle_states(self):
-        return MuscleState(np.ones(2), np.ones(2), np.zeros(2), np.array([300.0, 700.0]),
-                           np.array([250.0, 650.0]))
+        return MuscleState(
+            np.ones(2), np.ones(2), np.zeros(2), np.array([300.0, 700.0]), np.array([250.0, 650.0])
+        )
 
 
 EXCITATION = np.ones(2)
-RATE = 1.51 * BODY_MASS + 179.0 * M_MUSCLES.sum()        # W
-EFFORT = RATE / BODY_MASS                                  # W/kg, about 4.924
+RATE = 1.51 * BODY_MASS + 179.0 * M_MUSCLES.sum()  # W
+EFFORT = RATE / BODY_MASS  # W/kg, about 4.924
 
 
 def fake_sim():
-    meta = SimpleNamespace(       # the fields of a ModelMeta that the measures read
-        total_mass=BODY_MASS, leg_length=1.0,
-        base_pose={"trunk": BodyPose(R=tuple(BASE_R.ravel().tolist()), p=(0.0, 1.0, 0.0)),
-                   "pelvis": BodyPose(R=tuple(np.eye(3).ravel().tolist()), p=(0.0, 0.9, 0.0))},
+    meta = SimpleNamespace(  # the fields of a ModelMeta that the measures read
+        total_mass=BODY_MASS,
+        leg_length=1.0,
+        base_pose={
+            "trunk": BodyPose(R=tuple(BASE_R.ravel().tolist()), p=(0.0, 1.0, 0.0)),
+            "pelvis": BodyPose(R=tuple(np.eye(3).ravel().tolist()), p=(0.0, 0.9, 0.0)),
+        },
         bodies=[SimpleNamespace(name="trunk"), SimpleNamespace(name="pelvis")],
-        muscles=[SimpleNamespace(max_isometric_force=1000.0, optimal_fiber_length=0.10),
-                 SimpleNamespace(max_isometric_force=2500.0, optimal_fiber_length=0.05)])
+        muscles=[
+            SimpleNamespace(max_isometric_force=1000.0, optimal_fiber_length=0.10),
+            SimpleNamespace(max_isometric_force=2500.0, optimal_fiber_length=0.05),
+        ],
+    )
     cm = SimpleNamespace(trunk_body=0, head_body=None, head_offset=tuple(HEAD_OFFSET))
     return SimpleNamespace(meta=meta, control_model=cm, bridge=FakeBridge())
 
@@ -88,7 +96,7 @@ FOOT_FWD = [0.02, 0.03, 0.05, 0.10, 0.11, 0.115, 0.12, 0.13, 0.135, 0.14, 0.15]
 HEAD_ANGLE = [0.5, 0.5, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 3.0]
 # |head velocity error|: 0.5 m/s on average (over the 0.3 threshold)
 HEAD_DV = [0.4, 0.6] * 5 + [10.0]
-SLIDE_LOADED = [True] * 5 + [False] * 6       # 0.3 m/s while loaded, 0.15 on average
+SLIDE_LOADED = [True] * 5 + [False] * 6  # 0.3 m/s while loaded, 0.15 on average
 
 
 def step(k):
@@ -99,16 +107,26 @@ def step(k):
     r = R @ HEAD_OFFSET
     dv_dir = np.array([math.cos(k), 0.5, math.sin(k)])
     dv = HEAD_DV[k] * dv_dir / np.linalg.norm(dv_dir)
-    vel = TARGET * FORWARD + dv - np.cross(omega, r)       # head point velocity = target + dv
-    foot_pos = np.array([FOOT_FWD[k] * FORWARD + 0.1 * SIDE + [0, 0.03, 0],
-                         FOOT_FWD[k] * FORWARD - 0.1 * SIDE + [0, 0.01, 0]])
+    vel = TARGET * FORWARD + dv - np.cross(omega, r)  # head point velocity = target + dv
+    foot_pos = np.array(
+        [FOOT_FWD[k] * FORWARD + 0.1 * SIDE + [0, 0.03, 0], FOOT_FWD[k] * FORWARD - 0.1 * SIDE + [0, 0.01, 0]]
+    )
     foot_grf = np.array([[5.0, GRF_RIGHT[k], 1.0], [-3.0, GRF_LEFT[k], 2.0]])
     body_R = np.stack([R, np.eye(3)])
-    sensors = Sensors(t=t, body_pos=np.zeros((2, 3)), body_R=body_R,
-                      body_vel=np.stack([vel, np.zeros(3)]),
-                      body_omega=np.stack([omega, np.zeros(3)]), com_pos=np.zeros(3),
-                      com_vel=np.zeros(3), foot_pos=foot_pos, foot_grf=foot_grf,
-                      muscle_force=np.zeros(2), pair_r=np.zeros((0, 3)), joint_pos=np.zeros((0, 3)))
+    sensors = Sensors(
+        t=t,
+        body_pos=np.zeros((2, 3)),
+        body_R=body_R,
+        body_vel=np.stack([vel, np.zeros(3)]),
+        body_omega=np.stack([omega, np.zeros(3)]),
+        com_pos=np.zeros(3),
+        com_vel=np.zeros(3),
+        foot_pos=foot_pos,
+        foot_grf=foot_grf,
+        muscle_force=np.zeros(2),
+        pair_r=np.zeros((0, 3)),
+        joint_pos=np.zeros((0, 3)),
+    )
     if SLIDE_LOADED[k]:
         # spheres 0 and 2 carry load (> 1 N): horizontal speeds 0.5 and 0.1 -> mean 0.3;
         # sphere 1 (0.5 N) and sphere 3 (exactly 1 N) do not count, whatever their speed
@@ -153,7 +171,7 @@ def test_v_base_is_updated_at_contact_initiations():
     assert rec.measures["speed"].initiations == [] and rec.measures["speed"].v_base == 0.0
     feed(rec, [3])
     assert rec.measures["speed"].initiations == [(pytest.approx(0.015), pytest.approx(0.10))]
-    assert rec.measures["speed"].v_base == 0.0                      # one initiation: no speed yet
+    assert rec.measures["speed"].v_base == 0.0  # one initiation: no speed yet
     feed(rec, range(4, 7))
     assert len(rec.measures["speed"].initiations) == 1 and rec.measures["speed"].v_base == 0.0
     feed(rec, [7])
@@ -165,22 +183,22 @@ def test_v_base_is_updated_at_contact_initiations():
 
 def test_objective_of_a_full_run_by_hand():
     rec = recorder()
-    feed(rec, range(N + 1))       # the runner calls its observers at t = 0, dt, ..., t_max
+    feed(rec, range(N + 1))  # the runner calls its observers at t = 0, dt, ..., t_max
     avg = rec.finish(T_MAX, terminated=False)
     # samples k = 0..9 each stand for [k dt, (k+1) dt); the average is sum(E_k dt) / t_max
-    speed = (7 * 1.0 + 3 * abs(1 - 1.5 / TARGET)) / N          # 0.775
-    headori = (0.5 + 0.5 + 8 * 0.1) / N                        # 0.18
-    headvel = 5 * (0.4 + 0.6) / N                              # 0.5
-    slide = 5 * 0.3 / N                                        # 0.15
-    expected = {"speed": speed, "headori": headori, "headvel": headvel, "slide": slide,
-                "effort": EFFORT}
+    speed = (7 * 1.0 + 3 * abs(1 - 1.5 / TARGET)) / N  # 0.775
+    headori = (0.5 + 0.5 + 8 * 0.1) / N  # 0.18
+    headvel = 5 * (0.4 + 0.6) / N  # 0.5
+    slide = 5 * 0.3 / N  # 0.15
+    expected = {"speed": speed, "headori": headori, "headvel": headvel, "slide": slide, "effort": EFFORT}
     assert avg == pytest.approx(expected, rel=1e-9)
 
     score, terms = combine(avg)
     # thresholds after averaging: head orientation (0.18 < 0.2) and sliding (0.15 < 0.2) count
     # zero although single samples are far above their thresholds
-    assert terms == pytest.approx({"speed": 77.5, "headori": 0.0, "headvel": 5.0, "slide": 0.0,
-                                   "effort": 0.1 * EFFORT}, rel=1e-9)
+    assert terms == pytest.approx(
+        {"speed": 77.5, "headori": 0.0, "headvel": 5.0, "slide": 0.0, "effort": 0.1 * EFFORT}, rel=1e-9
+    )
     assert score == pytest.approx(77.5 + 5.0 + 0.1 * EFFORT, rel=1e-9)
     assert 0.1 * EFFORT == pytest.approx(0.49244, abs=1e-5)
     assert not all_under_thresholds(avg)
@@ -190,8 +208,8 @@ def test_a_constant_measure_averages_to_itself():
     """E_speed stays 1 (v_base = 0) for a whole run: its average over t_max is exactly 1, as
     it is for a run that terminates at once (no extra weight for the sample at t_max)."""
     rec = recorder()
-    feed(rec, range(3))                        # no initiations: v_base = 0
-    for k in range(3, N + 1):                  # the left foot never lands in this variant
+    feed(rec, range(3))  # no initiations: v_base = 0
+    for k in range(3, N + 1):  # the left foot never lands in this variant
         sensors, raw = step(k)
         sensors.foot_grf[1, 1] = 0.0
         sensors.foot_grf[0, 1] = 400.0
@@ -207,15 +225,18 @@ def test_termination_penalty_by_hand():
     rec = recorder()
     feed(rec, range(5))
     avg = rec.finish(5 * DT, terminated=True)
-    expected = {"speed": (5 * 1.0 + 5 * 1.0) / N,               # 1.0
-                "headori": (0.5 + 0.5 + 3 * 0.1) / N,           # 0.13
-                "headvel": (0.4 + 0.6 + 0.4 + 0.6 + 0.4) / N,   # 0.24
-                "slide": 5 * 0.3 / N,                           # 0.15
-                "effort": 5 * EFFORT / N}
+    expected = {
+        "speed": (5 * 1.0 + 5 * 1.0) / N,  # 1.0
+        "headori": (0.5 + 0.5 + 3 * 0.1) / N,  # 0.13
+        "headvel": (0.4 + 0.6 + 0.4 + 0.6 + 0.4) / N,  # 0.24
+        "slide": 5 * 0.3 / N,  # 0.15
+        "effort": 5 * EFFORT / N,
+    }
     assert avg == pytest.approx(expected, rel=1e-9)
     score, terms = combine(avg)
-    assert terms == pytest.approx({"speed": 100.0, "headori": 0.0, "headvel": 0.0, "slide": 0.0,
-                                   "effort": 0.05 * EFFORT}, rel=1e-9)
+    assert terms == pytest.approx(
+        {"speed": 100.0, "headori": 0.0, "headvel": 0.0, "slide": 0.0, "effort": 0.05 * EFFORT}, rel=1e-9
+    )
     # without the penalty the same samples would average E_speed to 0.5
     rec2 = recorder()
     feed(rec2, range(5))
@@ -227,40 +248,60 @@ def test_integrator_failure_does_not_count_the_unsimulated_sample():
     that sample stands for time that was never simulated and is replaced by the penalty."""
     a, b = recorder(), recorder()
     feed(a, range(5))
-    feed(b, range(6))                          # one more call, at t = 0.025 = simulated time
+    feed(b, range(6))  # one more call, at t = 0.025 = simulated time
     assert b.finish(5 * DT, True) == pytest.approx(a.finish(5 * DT, True), rel=1e-12)
 
 
 def test_combine_thresholds_and_weights():
     assert {t.name: t.weight for t in PAPER.terms} == {
-        "speed": 100.0, "headori": 10.0, "headvel": 10.0, "slide": 10.0, "effort": 0.1}  # Table 2
+        "speed": 100.0,
+        "headori": 10.0,
+        "headvel": 10.0,
+        "slide": 10.0,
+        "effort": 0.1,
+    }  # Table 2
     assert {t.name: t.threshold for t in PAPER.terms} == {
-        "speed": 0.1, "headori": 0.2, "headvel": 0.3, "slide": 0.2, "effort": 0.0}
+        "speed": 0.1,
+        "headori": 0.2,
+        "headvel": 0.3,
+        "slide": 0.2,
+        "effort": 0.0,
+    }
     avg = {"speed": 0.1, "headori": 0.1999, "headvel": 0.31, "slide": 0.5, "effort": 0.0}
     score, terms = combine(avg)
     # a value equal to its threshold is kept ({x}_H = 0 only for x < H)
-    assert terms == pytest.approx({"speed": 10.0, "headori": 0.0, "headvel": 3.1, "slide": 5.0,
-                                   "effort": 0.0})
+    assert terms == pytest.approx(
+        {"speed": 10.0, "headori": 0.0, "headvel": 3.1, "slide": 5.0, "effort": 0.0}
+    )
     assert score == pytest.approx(18.1)
-    assert all_under_thresholds({"speed": 0.09, "headori": 0.19, "headvel": 0.29, "slide": 0.19,
-                                 "effort": 7.0})
-    assert not all_under_thresholds({"speed": 0.09, "headori": 0.19, "headvel": 0.3,
-                                     "slide": 0.19, "effort": 7.0})
+    assert all_under_thresholds(
+        {"speed": 0.09, "headori": 0.19, "headvel": 0.29, "slide": 0.19, "effort": 7.0}
+    )
+    assert not all_under_thresholds(
+        {"speed": 0.09, "headori": 0.19, "headvel": 0.3, "slide": 0.19, "effort": 7.0}
+    )
 
 
 def test_recorder_on_a_real_simulation(humanlegs_osim):
     """With a real HumanLegs run the recorder's measures equal a recomputation from the raw
     quantities captured at every control step."""
     from musclewalk.sim.runner import Simulator
+
     sim = Simulator(humanlegs_osim)
     scenario = Scenario(speed=1.3, duration=0.1)
     rec = ObjectiveRecorder(sim, scenario)
     rows = []
 
     def capture(sensors, u, engine, raw):
-        rows.append(dict(t=sensors.t, u=np.array(u), states=engine.muscle_states(),
-                         force=raw.contact_force.copy(),
-                         vel=sim.bridge.contact_velocities(raw).copy()))
+        rows.append(
+            dict(
+                t=sensors.t,
+                u=np.array(u),
+                states=engine.muscle_states(),
+                force=raw.contact_force.copy(),
+                vel=sim.bridge.contact_velocities(raw).copy(),
+            )
+        )
 
     result = sim.run(scenario, {}, observers=[rec, capture])
     assert not result.terminated and len(rows) == 21
@@ -270,10 +311,10 @@ def test_recorder_on_a_real_simulation(humanlegs_osim):
     mass = 1059.7 * np.array(fmax) * np.array(lopt) / 0.25e6
     assert rec.context.muscle_mass == pytest.approx(mass, rel=1e-9)
     M = sim.meta.total_mass
-    counted = rows[:-1]                        # the sample at t_max lies outside [0, t_max)
+    counted = rows[:-1]  # the sample at t_max lies outside [0, t_max)
     effort = sum(metabolic_rate(M, mass, r["u"], *r["states"].as_array()) for r in counted) / M * 0.005
     assert avg["effort"] == pytest.approx(effort / 0.1, rel=1e-9)
-    assert avg["effort"] > 1.51                 # more than the basal rate
+    assert avg["effort"] > 1.51  # more than the basal rate
     slide = 0.0
     for r in counted:
         loaded = r["force"][:, 1] > 1.0
@@ -299,17 +340,17 @@ def test_v_base_counts_alternating_touch_downs_and_decays_without_steps():
         sensors.foot_pos[:, :] = forward * FORWARD
         rec(sensors, EXCITATION, engine, raw)
 
-    feed_contacts(0, 1, 0, 0.0)        # standing on the right foot at t = 0: no touch-down
-    feed_contacts(1, 1, 1, 0.1)        # left lands at t = 0.005
-    feed_contacts(2, 1, 0, 0.1)        # left bounces ...
-    feed_contacts(3, 1, 1, 0.2)        # ... and lands again: not a step
+    feed_contacts(0, 1, 0, 0.0)  # standing on the right foot at t = 0: no touch-down
+    feed_contacts(1, 1, 1, 0.1)  # left lands at t = 0.005
+    feed_contacts(2, 1, 0, 0.1)  # left bounces ...
+    feed_contacts(3, 1, 1, 0.2)  # ... and lands again: not a step
     assert len(rec.measures["speed"].initiations) == 1 and rec.measures["speed"].v_base == 0.0
     feed_contacts(4, 0, 1, 0.2)
-    feed_contacts(5, 1, 1, 0.4)        # right lands at t = 0.025: 0.3 m in 0.02 s
+    feed_contacts(5, 1, 1, 0.4)  # right lands at t = 0.025: 0.3 m in 0.02 s
     assert len(rec.measures["speed"].initiations) == 2
     assert rec.measures["speed"].v_base == pytest.approx(0.3 / 0.02)
     for k in range(6, 10):
-        feed_contacts(k, 1, 1, 0.4)    # no new step: decays once t - t_k exceeds 0.02 s
+        feed_contacts(k, 1, 1, 0.4)  # no new step: decays once t - t_k exceeds 0.02 s
     assert rec.measures["speed"].v_base == pytest.approx(0.3 / (9 * DT - 0.025))
 
 
@@ -325,7 +366,7 @@ def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw
         sensors.foot_grf[1, 1] = 1.0 * weight
         rec(sensors, EXCITATION, FakeEngine(), raw)
     avg = rec.finish(T_MAX, terminated=False)
-    assert avg["cot"] == pytest.approx(EFFORT / TARGET, rel=1e-12)     # J/(kg m)
+    assert avg["cot"] == pytest.approx(EFFORT / TARGET, rel=1e-12)  # J/(kg m)
     assert avg["grf"] == pytest.approx(4 * 0.6 / N, rel=1e-9)
     score, terms = rec.objective.combine(avg)
     assert terms["cot"] == pytest.approx(EFFORT / TARGET) and terms["grf"] == pytest.approx(2.4)
@@ -336,18 +377,21 @@ def test_joint_limit_torque_on_a_real_simulation(humanlegs_osim):
     """The joint-limit measure: summed |limit torque| / (M g L), averaged like every measure;
     recomputed here from the engine's limit forces at each control step."""
     from musclewalk.sim.runner import Simulator
+
     sim = Simulator(humanlegs_osim)
     assert len(sim.engine.limit_forces) == len(sim.engine.limit_names) > 0
     scenario = Scenario(speed=1.3, duration=0.2)
     objective = Objective.from_dict(
-        {"terms": {"limits": {"measure": "joint_limit_torque", "weight": 1.0}}}, "limits")
+        {"terms": {"limits": {"measure": "joint_limit_torque", "weight": 1.0}}}, "limits"
+    )
     rec = ObjectiveRecorder(sim, scenario, objective)
     torques = []
-    result = sim.run(scenario, {}, observers=[rec, lambda s, u, engine, raw:
-                                              torques.append(engine.limit_torques())])
+    result = sim.run(
+        scenario, {}, observers=[rec, lambda s, u, engine, raw: torques.append(engine.limit_torques())]
+    )
     avg = rec.finish(result.simulated_time, result.terminated)
     scale = sim.meta.total_mass * 9.80665 * sim.meta.leg_length
     counted = torques[:-1]
     expected = sum(np.abs(t).sum() for t in counted) * 0.005 / scale / 0.2
-    assert expected > 0                   # the straight knees start at their limit
+    assert expected > 0  # the straight knees start at their limit
     assert avg["limits"] == pytest.approx(expected, rel=1e-9, abs=1e-15)

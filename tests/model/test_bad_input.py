@@ -52,30 +52,42 @@ def test_malformed_yaml(capsys, tmp_path, models_copy):
 
 
 def test_inverted_range(capsys, tmp_path, models_copy):
-    _edit(models_copy / "templates" / "humanoid_legs.yaml",
-          "x: [-0.045, -0.015], z: [-0.02, 0.02]", "x: [-0.015, -0.045], z: [-0.02, 0.02]")
+    _edit(
+        models_copy / "templates" / "humanoid_legs.yaml",
+        "x: [-0.045, -0.015], z: [-0.02, 0.02]",
+        "x: [-0.015, -0.045], z: [-0.02, 0.02]",
+    )
     err = _run(capsys, tmp_path, "HumanLegs")
     assert "humanoid_legs.yaml" in err and "hamstrings" in err and ".x" in err
     assert "inverted or empty range" in err
 
 
 def test_empty_range(capsys, tmp_path, models_copy):
-    _edit(models_copy / "templates" / "humanoid_legs.yaml",
-          "x: [-0.045, -0.015], z: [-0.02, 0.02]", "x: [-0.03, -0.03], z: [-0.02, 0.02]")
+    _edit(
+        models_copy / "templates" / "humanoid_legs.yaml",
+        "x: [-0.045, -0.015], z: [-0.02, 0.02]",
+        "x: [-0.03, -0.03], z: [-0.02, 0.02]",
+    )
     err = _run(capsys, tmp_path, "HumanLegs")
     assert "inverted or empty range" in err
 
 
 def test_default_outside_region(capsys, tmp_path, models_copy):
-    _edit(models_copy / "templates" / "humanoid_legs.yaml",
-          "x: [-0.045, -0.015], z: [-0.02, 0.02]", "x: [-0.01, 0.02], z: [-0.02, 0.02]")
+    _edit(
+        models_copy / "templates" / "humanoid_legs.yaml",
+        "x: [-0.045, -0.015], z: [-0.02, 0.02]",
+        "x: [-0.01, 0.02], z: [-0.02, 0.02]",
+    )
     err = _run(capsys, tmp_path, "HumanLegs")
     assert "hamstrings" in err and "outside its region" in err
 
 
 def test_muscle_on_missing_body(capsys, tmp_path, models_copy):
-    _edit(models_copy / "templates" / "humanoid_legs.yaml",
-          "- {body: lower_leg, at: [-0.03, -0.06, 0]", "- {body: shin, at: [-0.03, -0.06, 0]")
+    _edit(
+        models_copy / "templates" / "humanoid_legs.yaml",
+        "- {body: lower_leg, at: [-0.03, -0.06, 0]",
+        "- {body: shin, at: [-0.03, -0.06, 0]",
+    )
     err = _run(capsys, tmp_path, "HumanLegs")
     assert "hamstrings" in err and "missing body 'shin'" in err and ".body" in err
 

@@ -1,6 +1,7 @@
 """The typed model metadata (musclewalk.model.metadata): every committed .meta.json reads into a
 ModelMeta and is written back byte for byte; another version, a missing or an unknown key is one
 error naming the file and the key."""
+
 import dataclasses
 import json
 from pathlib import Path
@@ -26,14 +27,17 @@ def _data():
     return json.loads((REPO / "models/optimized/HumanLegs-walk-1.3/optimized.meta.json").read_text())
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda d: d.update(musclewalk_meta=2), "musclewalk_meta: unsupported version 2"),
-    (lambda d: d.pop("muscles"), "muscles: missing"),
-    (lambda d: d.update(colour="red"), "colour: unknown key"),
-    (lambda d: d["muscles"][2].pop("delay"), "muscles[2].delay: missing"),
-    (lambda d: d["features"]["legs"]["l"].pop("toe"), "features.legs.l.toe: missing"),
-    (lambda d: d.update(bodies={}), "bodies: expected a list"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d.update(musclewalk_meta=2), "musclewalk_meta: unsupported version 2"),
+        (lambda d: d.pop("muscles"), "muscles: missing"),
+        (lambda d: d.update(colour="red"), "colour: unknown key"),
+        (lambda d: d["muscles"][2].pop("delay"), "muscles[2].delay: missing"),
+        (lambda d: d["features"]["legs"]["l"].pop("toe"), "features.legs.l.toe: missing"),
+        (lambda d: d.update(bodies={}), "bodies: expected a list"),
+    ],
+)
 def test_bad_metadata_is_one_error_naming_file_and_key(tmp_path, change, message):
     data = _data()
     change(data)

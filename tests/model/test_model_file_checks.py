@@ -1,6 +1,7 @@
 """A truncated or corrupt .osim, an OpenSim model musclewalk did not build, or a model beside
 another model's metadata: `simulate`, `render`, `info` and `analyze` say so in one line naming the
 file, exit 2 and write nothing."""
+
 import json
 import shutil
 from pathlib import Path
@@ -9,8 +10,13 @@ import pytest
 
 from musclewalk.cli import main
 
-REFERENCE = (Path(__file__).resolve().parents[3] / "shared" / "reference"
-             / "opensim-gait10dof18musc" / "gait10dof18musc.osim")
+REFERENCE = (
+    Path(__file__).resolve().parents[3]
+    / "shared"
+    / "reference"
+    / "opensim-gait10dof18musc"
+    / "gait10dof18musc.osim"
+)
 
 
 def _copy_model(built_models, name, folder, as_name=None, meta_of=None):
@@ -29,12 +35,18 @@ def _truncate(path):
     path.write_bytes(data[: len(data) // 2])
 
 
-
-
 def _commands(model, out):
     return {
-        "simulate": ["simulate", str(model), "--speed", "1.3", "--duration", "0.02",
-                     "--out", str(out / "run")],
+        "simulate": [
+            "simulate",
+            str(model),
+            "--speed",
+            "1.3",
+            "--duration",
+            "0.02",
+            "--out",
+            str(out / "run"),
+        ],
         "render": ["render", str(model), "-o", str(out / "model.png")],
         "info": ["info", str(model)],
     }
@@ -54,13 +66,13 @@ def test_truncated_model(built_models, tmp_path, capfd, command, one_error):
 def test_analyze_a_run_whose_model_was_truncated(built_models, tmp_path, capfd, one_error):
     model = _copy_model(built_models, "HumanLegs", tmp_path / "m")
     run = tmp_path / "run"
-    assert main(["simulate", str(model), "--speed", "1.3", "--duration", "0.02",
-                 "--out", str(run)]) == 0, capfd.readouterr().err
+    assert main(["simulate", str(model), "--speed", "1.3", "--duration", "0.02", "--out", str(run)]) == 0, (
+        capfd.readouterr().err
+    )
     capfd.readouterr()
     _truncate(model)
     out = tmp_path / "analysis"
-    line = one_error(main(["analyze", str(run), "-o", str(out / "a.json"),
-                                   "--picture", str(out / "a.png")]))
+    line = one_error(main(["analyze", str(run), "-o", str(out / "a.json"), "--picture", str(out / "a.png")]))
     assert str(model) in line and "truncated or corrupt" in line
     assert not out.exists()
 
@@ -71,7 +83,7 @@ def test_model_beside_the_metadata_of_another_model(built_models, tmp_path, capf
     out = tmp_path / "out"
     line = one_error(main(_commands(model, out)[command]))
     assert str(model) in line and "does not match its metadata" in line
-    assert "no body lumbar" in line                # names what is missing
+    assert "no body lumbar" in line  # names what is missing
     assert not out.exists()
 
 
@@ -121,8 +133,7 @@ def test_render_output_checks(built_models, tmp_path, capfd, make_read_only, one
     locked = tmp_path / "locked"
     locked.mkdir()
     make_read_only(locked)
-    line = one_error(main(["render", str(built_models["HumanLegs"]), "-o",
-                                   str(locked / "m.png")]))
+    line = one_error(main(["render", str(built_models["HumanLegs"]), "-o", str(locked / "m.png")]))
     assert str(locked) in line and "read-only" in line
     assert list(locked.iterdir()) == [] and list(target.iterdir()) == []
 

@@ -2,6 +2,7 @@
 (``ranges``). A creature value or a --set override outside it is one error line naming the file,
 the key and the range, before anything is built; a template whose ranges are missing or broken
 is refused naming the template file and key."""
+
 import pytest
 import yaml
 
@@ -30,10 +31,15 @@ def test_absurd_set_override_is_refused_before_building(capsys, tmp_path):
     assert "humanoid_legs.yaml: ranges.upper" in err
 
 
-@pytest.mark.parametrize("override, rng", [
-    ("upper_body.N=21", "[0, 20]"), ("upper_body.neck_tilt=-120", "[-90, 90]"),
-    ("legs.upper=0.01", "[0.06, 0.6]"), ("legs.hip_x=2", "[-0.3, 0.3]"),
-])
+@pytest.mark.parametrize(
+    "override, rng",
+    [
+        ("upper_body.N=21", "[0, 20]"),
+        ("upper_body.neck_tilt=-120", "[-90, 90]"),
+        ("legs.upper=0.01", "[0.06, 0.6]"),
+        ("legs.hip_x=2", "[-0.3, 0.3]"),
+    ],
+)
 def test_out_of_range_overrides_name_key_and_range(capsys, tmp_path, override, rng):
     err = _build_error(capsys, tmp_path, "Ostrich", "--set", override)
     key = override.split("=")[0]
@@ -67,7 +73,7 @@ def test_every_template_parameter_has_a_range_containing_its_default():
 
 @pytest.mark.parametrize("name", PRESETS)
 def test_presets_are_within_their_ranges(name):
-    load_creature(name)         # raises if a preset value were outside a range
+    load_creature(name)  # raises if a preset value were outside a range
 
 
 def _edit(path, old, new):
@@ -76,16 +82,25 @@ def _edit(path, old, new):
     path.write_text(text.replace(old, new, 1))
 
 
-@pytest.mark.parametrize("old, new, message", [
-    ("  upper: [0.12, 1.2]\n", "", "ranges.upper: missing"),
-    ("  upper: [0.12, 1.2]\n", "  upper: [1.2, 0.12]\n", "ranges.upper: inverted or empty range"),
-    ("  upper: [0.12, 1.2]\n", "  upper: 1.2\n", "ranges.upper: expected [min, max]"),
-    ("  upper: [0.12, 1.2]\n", "  upper: [0.5, 1.2]\n",
-     "parameters.upper: default 0.4 lies outside its plausible range [0.5, 1.2]"),
-    ("  upper: [0.12, 1.2]\n", "  upper: [0, 1.2]\n", "ranges.upper: a dimension needs a positive"),
-    ("  upper: [0.12, 1.2]\n", "  upper: [0.12, 1.2]\n  wings: [1, 2]\n",
-     "ranges.wings: not a parameter of the template"),
-])
+@pytest.mark.parametrize(
+    "old, new, message",
+    [
+        ("  upper: [0.12, 1.2]\n", "", "ranges.upper: missing"),
+        ("  upper: [0.12, 1.2]\n", "  upper: [1.2, 0.12]\n", "ranges.upper: inverted or empty range"),
+        ("  upper: [0.12, 1.2]\n", "  upper: 1.2\n", "ranges.upper: expected [min, max]"),
+        (
+            "  upper: [0.12, 1.2]\n",
+            "  upper: [0.5, 1.2]\n",
+            "parameters.upper: default 0.4 lies outside its plausible range [0.5, 1.2]",
+        ),
+        ("  upper: [0.12, 1.2]\n", "  upper: [0, 1.2]\n", "ranges.upper: a dimension needs a positive"),
+        (
+            "  upper: [0.12, 1.2]\n",
+            "  upper: [0.12, 1.2]\n  wings: [1, 2]\n",
+            "ranges.wings: not a parameter of the template",
+        ),
+    ],
+)
 def test_broken_ranges_name_the_template_file(capsys, tmp_path, models_copy, old, new, message):
     _edit(models_copy / "templates" / "humanoid_legs.yaml", old, new)
     err = _build_error(capsys, tmp_path, "HumanLegs")

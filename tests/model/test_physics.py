@@ -1,5 +1,6 @@
 """models/physics.yaml: contact model, rigid-tendon rule and integrator are data, checked on
 every build; models built before they existed keep their own (smooth spheres, 1e-3)."""
+
 from pathlib import Path
 
 import numpy as np
@@ -22,17 +23,18 @@ def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models)
     meta = load_meta(built_models["Human"])
     assert len(tree.xpath("//ExponentialContactForce")) == len(meta.contacts) == 8
     assert not tree.xpath("//SmoothSphereHalfSpaceForce")
-    rigid = sorted(m.getparent().get("name") for m in tree.xpath("//ignore_tendon_compliance")
-                   if m.text == "true")
+    rigid = sorted(
+        m.getparent().get("name") for m in tree.xpath("//ignore_tendon_compliance") if m.text == "true"
+    )
     ratio = meta.physics.rigid_tendon_below_slack_ratio
-    expected = sorted(m.name for m in meta.muscles
-                      if m.tendon_slack_length < ratio * m.optimal_fiber_length)
+    expected = sorted(m.name for m in meta.muscles if m.tendon_slack_length < ratio * m.optimal_fiber_length)
     assert rigid == expected and "shoulder_extensor_r" in rigid
     # the contact point of each force is the lowest point of its sphere
     for c in meta.contacts:
         loc = tree.xpath(f"//ExponentialContactForce[@name='ecf_{c.name}']//location")[0]
-        np.testing.assert_allclose([float(v) for v in loc.text.split()],
-                                   np.array(c.location) - [0, c.radius, 0])
+        np.testing.assert_allclose(
+            [float(v) for v in loc.text.split()], np.array(c.location) - [0, c.radius, 0]
+        )
     assert integrator_settings(meta) == ("semi_explicit_euler2", 0.01)
 
 
@@ -55,20 +57,28 @@ def test_a_creature_overrides_physics(models_copy, tmp_path):
     assert not tree.xpath("//ExponentialContactForce")
     meta = load_meta(out)
     assert meta.physics.integrator == IntegratorPhysics(method="semi_explicit_euler2", accuracy=0.001)
-    assert meta.physics.contact.friction_elasticity == 100000   # the rest: defaults
+    assert meta.physics.contact.friction_elasticity == 100000  # the rest: defaults
 
 
-@pytest.mark.parametrize("physics, key, message", [
-    ({"contact": {"model": "rubber"}}, "physics.contact.model",
-     "expected one of exponential, smooth_sphere"),
-    ({"contact": {"friction_elasticity": -1}}, "physics.contact.friction_elasticity",
-     "expected a number in [1000, 1e+07]"),
-    ({"integrator": {"accuracy": "fast"}}, "physics.integrator.accuracy", "expected a number"),
-    ({"gravity": 3}, "physics.gravity", "unknown key"),
-    ({"contact": {"stiffnes": 3}}, "physics.contact.stiffnes", "unknown key"),
-])
-def test_bad_physics_is_one_line_naming_file_and_key(models_copy, tmp_path, capsys, physics,
-                                                     key, message):
+@pytest.mark.parametrize(
+    "physics, key, message",
+    [
+        (
+            {"contact": {"model": "rubber"}},
+            "physics.contact.model",
+            "expected one of exponential, smooth_sphere",
+        ),
+        (
+            {"contact": {"friction_elasticity": -1}},
+            "physics.contact.friction_elasticity",
+            "expected a number in [1000, 1e+07]",
+        ),
+        ({"integrator": {"accuracy": "fast"}}, "physics.integrator.accuracy", "expected a number"),
+        ({"gravity": 3}, "physics.gravity", "unknown key"),
+        ({"contact": {"stiffnes": 3}}, "physics.contact.stiffnes", "unknown key"),
+    ],
+)
+def test_bad_physics_is_one_line_naming_file_and_key(models_copy, tmp_path, capsys, physics, key, message):
     path = models_copy / "creatures" / "human_legs.yaml"
     data = yaml.safe_load(path.read_text())
     data["physics"] = physics
@@ -86,6 +96,7 @@ def test_a_creature_stands_on_the_exponential_contact(built_models):
     """At rest on the ground the contact carries the body weight, with no launch at the start
     (the contact points start at the clearance where the springs hold the body)."""
     from musclewalk.sim.runner import Simulator
+
     sim = Simulator(built_models["HumanLegs"])
     eng = sim.engine
     state = eng.initial_state({}, {})

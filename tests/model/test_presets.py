@@ -1,4 +1,5 @@
 """Every preset builds, loads in OpenSim 4.6 and validates; structure counts and moment-arm signs."""
+
 import numpy as np
 import pytest
 
@@ -13,8 +14,8 @@ PRESETS = ["HumanLegs", "Human", "Ostrich", "LongNeck", "LongLegs"]
 STRUCTURE = {
     "HumanLegs": (9, 22, 20),
     "Human": (16, 39, 40),
-    "Ostrich": (20, 55, 64),     # N = T = 5: 9 + N + T + 1 bodies, 4 (N + 1) + 4 T + 20 muscles
-    "LongNeck": (18, 49, 56),    # N = 8, T = 0
+    "Ostrich": (20, 55, 64),  # N = T = 5: 9 + N + T + 1 bodies, 4 (N + 1) + 4 T + 20 muscles
+    "LongNeck": (18, 49, 56),  # N = 8, T = 0
     "LongLegs": (20, 55, 64),
 }
 
@@ -29,8 +30,11 @@ def test_preset_loads_with_documented_structure(built_models, name):
     assert model.getCoordinateSet().getSize() == dofs
     assert model.getMuscles().getSize() == muscles
     forces = model.getForceSet()
-    muscle_classes = {forces.get(i).getConcreteClassName() for i in range(forces.getSize())
-                      if "Muscle" in forces.get(i).getConcreteClassName()}
+    muscle_classes = {
+        forces.get(i).getConcreteClassName()
+        for i in range(forces.getSize())
+        if "Muscle" in forces.get(i).getConcreteClassName()
+    }
     assert muscle_classes == {"Millard2012EquilibriumMuscle"}
     for i in range(model.getMuscles().getSize()):
         path = model.getMuscles().get(i).getGeometryPath().getPathPointSet()
@@ -55,11 +59,17 @@ def test_preset_validates(built_models, name):
     report = validate_model(built_models[name], load_meta(built_models[name]))
     assert report.ok, report.problems
     # humanoid_legs muscles start at the standing fibre length of gait10dof18musc (template data)
-    standing = {"hip_abductor_posterior": 0.56, "hamstrings": 0.85, "rectus_femoris": 0.87,
-                "vasti": 0.53, "soleus": 0.91, "tibialis_anterior": 0.82}
+    standing = {
+        "hip_abductor_posterior": 0.56,
+        "hamstrings": 0.85,
+        "rectus_femoris": 0.87,
+        "vasti": 0.53,
+        "soleus": 0.91,
+        "tibialis_anterior": 0.82,
+    }
     for muscle, value in report.fiber_lengths.items():
         base = muscle[:-2] if muscle[-2:] in ("_r", "_l") else muscle
-        expected = standing.get(base, 1.0) if name != "Ostrich" else 1.0   # inverted_legs: 1.0
+        expected = standing.get(base, 1.0) if name != "Ostrich" else 1.0  # inverted_legs: 1.0
         assert value == pytest.approx(expected, abs=0.05), muscle
 
 
@@ -145,8 +155,11 @@ def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
         if f:
             limits[f.get_coordinate()] = f
     coords = model.getCoordinateSet()
-    spine = [coords.get(i).getName() for i in range(coords.getSize())
-             if coords.get(i).getName().startswith(("lumbar_", "thorax_", "neck_"))]
+    spine = [
+        coords.get(i).getName()
+        for i in range(coords.getSize())
+        if coords.get(i).getName().startswith(("lumbar_", "thorax_", "neck_"))
+    ]
     assert len(spine) == 9
     for name in spine:
         assert name in limits, name
@@ -156,5 +169,5 @@ def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
         assert lo - 1e-9 <= f.get_lower_limit() < 0.0 < f.get_upper_limit() <= hi + 1e-9, name
         c.setValue(state, np.radians(f.get_upper_limit() + 10.0))
         model.realizeVelocity(state)
-        assert f.calcLimitForce(state) < -50.0, name     # N m, pushes back toward the range
+        assert f.calcLimitForce(state) < -50.0, name  # N m, pushes back toward the range
         c.setValue(state, 0.0)

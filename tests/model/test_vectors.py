@@ -1,4 +1,5 @@
 """Routing / property / passive vectors: exact round trips that change nothing else."""
+
 import numpy as np
 import pytest
 
@@ -10,8 +11,9 @@ from musclewalk.opensim_env import import_opensim
 
 def _texts(tree, skip):
     """(path, text) of every element whose tag is not in skip."""
-    return [(tree.getpath(el), el.text) for el in tree.iter()
-            if isinstance(el.tag, str) and el.tag not in skip]
+    return [
+        (tree.getpath(el), el.text) for el in tree.iter() if isinstance(el.tag, str) and el.tag not in skip
+    ]
 
 
 @pytest.mark.parametrize("name", ["Human", "Ostrich"])
@@ -29,8 +31,17 @@ def test_round_trip_exact_and_nothing_else_changes(built_models, name, tmp_path)
     meta = load_meta(built_models[name])
     vectors = ModelVectors(meta)
     tree = parse_osim(built_models[name])
-    before = _texts(tree, {"location", "max_isometric_force", "optimal_fiber_length",
-                           "tendon_slack_length", "stiffness", "viscosity"})
+    before = _texts(
+        tree,
+        {
+            "location",
+            "max_isometric_force",
+            "optimal_fiber_length",
+            "tendon_slack_length",
+            "stiffness",
+            "viscosity",
+        },
+    )
     rng = np.random.default_rng(1)
     values = {kind: rng.uniform(0, 1, len(vectors.names(kind))) for kind in KINDS}
     vectors.write(tree, values)
@@ -39,15 +50,27 @@ def test_round_trip_exact_and_nothing_else_changes(built_models, name, tmp_path)
     reread = parse_osim(out)
     for kind in KINDS:
         np.testing.assert_allclose(vectors.read(reread, kind), values[kind], rtol=0, atol=1e-12)
-    after = _texts(reread, {"location", "max_isometric_force", "optimal_fiber_length",
-                            "tendon_slack_length", "stiffness", "viscosity"})
+    after = _texts(
+        reread,
+        {
+            "location",
+            "max_isometric_force",
+            "optimal_fiber_length",
+            "tendon_slack_length",
+            "stiffness",
+            "viscosity",
+        },
+    )
     assert before == after
     # only components that are free moved: fixed components of every point are untouched
     for m in meta.muscles:
         for p in m.points:
-            loc = [float(v) for v in reread.xpath(
-                f"//Millard2012EquilibriumMuscle[@name='{m.name}']//PathPoint"
-                f"[@name='{p.name}']/location")[0].text.split()]
+            loc = [
+                float(v)
+                for v in reread.xpath(
+                    f"//Millard2012EquilibriumMuscle[@name='{m.name}']//PathPoint[@name='{p.name}']/location"
+                )[0].text.split()
+            ]
             for i, axis in enumerate("xyz"):
                 if axis not in p.ranges:
                     assert loc[i] == p.location[i]
@@ -80,8 +103,13 @@ def test_written_model_loads_and_derives_tendon_slack(built_models, tmp_path):
     meta = load_meta(built_models["Human"])
     vectors = ModelVectors(meta)
     tree = parse_osim(built_models["Human"])
-    vectors.write(tree, {"routing": np.zeros(len(vectors.names("routing"))),
-                         "properties": {"spine_posterior.optimal_fiber_length": 0.2}})
+    vectors.write(
+        tree,
+        {
+            "routing": np.zeros(len(vectors.names("routing"))),
+            "properties": {"spine_posterior.optimal_fiber_length": 0.2},
+        },
+    )
     out = tmp_path / "edited.osim"
     write_atomic(out, xml_bytes(tree))
     model = osim.Model(str(out))

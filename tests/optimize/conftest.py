@@ -1,5 +1,6 @@
 """Shared fixtures of the optimization tests: small settings (population 4, 0.3 s evaluations)
 that keep each generation to about a second."""
+
 import pytest
 
 
@@ -9,8 +10,16 @@ def small_settings(humanlegs_osim):
     from musclewalk.optimize.driver import Settings
 
     def make(**overrides):
-        base = dict(model=str(humanlegs_osim), speed=1.3, duration=0.3, generations=2, seed=7,
-                    evaluator="serial", workers=1, popsize=4)
+        base = dict(
+            model=str(humanlegs_osim),
+            speed=1.3,
+            duration=0.3,
+            generations=2,
+            seed=7,
+            evaluator="serial",
+            workers=1,
+            popsize=4,
+        )
         base.update(overrides)
         return Settings(**base)
 

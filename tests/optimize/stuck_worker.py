@@ -1,5 +1,6 @@
 """Evaluation functions for worker-process tests (importable by spawned workers): one that
 never returns for a marked candidate, as a call into OpenSim that stopped making progress."""
+
 import time
 
 

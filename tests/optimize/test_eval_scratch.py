@@ -1,5 +1,6 @@
 """Scratch folders of evaluating processes (musclewalk-eval-<pid>-*): a killed worker cannot remove
 its own (atexit does not run on SIGKILL); the next evaluator removes it."""
+
 import os
 import signal
 import subprocess
@@ -47,18 +48,23 @@ def test_stale_folders_of_dead_processes_are_removed(built_models, scratch_root)
 
 
 def test_folder_of_a_killed_worker_is_removed(built_models, scratch_root):
-    code = ("import os, signal, sys\n"
-            "from musclewalk.optimize.evaluate import Evaluator\n"
-            "ev = Evaluator(sys.argv[1])\n"
-            "print(ev.tmpdir, flush=True)\n"
-            "os.kill(os.getpid(), signal.SIGKILL)\n")
-    proc = subprocess.run([sys.executable, "-c", code, str(built_models["HumanLegs"])],
-                          capture_output=True, text=True, env={**os.environ,
-                                                               "TMPDIR": str(scratch_root)},
-                          timeout=300)
+    code = (
+        "import os, signal, sys\n"
+        "from musclewalk.optimize.evaluate import Evaluator\n"
+        "ev = Evaluator(sys.argv[1])\n"
+        "print(ev.tmpdir, flush=True)\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(built_models["HumanLegs"])],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TMPDIR": str(scratch_root)},
+        timeout=300,
+    )
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     killed = scratch_root / os.path.basename(proc.stdout.strip())
-    assert killed.is_dir()                   # atexit did not run
+    assert killed.is_dir()  # atexit did not run
     Evaluator(str(built_models["HumanLegs"]))
     assert not killed.exists()
     assert [p.name.split("-")[2] for p in scratch_root.iterdir()] == [str(os.getpid())]

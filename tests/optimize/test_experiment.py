@@ -1,5 +1,6 @@
 """Experiments as data: an experiment file runs its stages in order, each warm-started from the
 best of the one before, and running it again resumes instead of starting over."""
+
 import json
 import subprocess
 import sys
@@ -19,16 +20,29 @@ def write(path, data):
 
 
 def tiny(tmp_path, **extra):
-    return write(tmp_path / "tiny.yaml", {
-        "description": "two tiny stages", "creature": "HumanLegs", "speed": 1.3,
-        "defaults": {"duration": 0.3, "generations": 1, "popsize": 4, "sigma": 0.2},
-        "stages": [{"name": "soft_hips", "scale_passive": {"hip_axial": 1.5}, "seed": 3},
-                   {"name": "final", "seed": 4}], **extra})
+    return write(
+        tmp_path / "tiny.yaml",
+        {
+            "description": "two tiny stages",
+            "creature": "HumanLegs",
+            "speed": 1.3,
+            "defaults": {"duration": 0.3, "generations": 1, "popsize": 4, "sigma": 0.2},
+            "stages": [
+                {"name": "soft_hips", "scale_passive": {"hip_axial": 1.5}, "seed": 3},
+                {"name": "final", "seed": 4},
+            ],
+            **extra,
+        },
+    )
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
@@ -57,16 +71,19 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
     assert "generations: 2, evaluations: 8" in (out / "log.txt").read_text()
 
 
-@pytest.mark.parametrize("change, key", [
-    ({"speed": 0}, "speed"),
-    ({"creature": 3}, "creature"),
-    ({"stages": [{"name": "a"}, {"name": "a"}]}, "stages[1].name"),
-    ({"stages": [{"name": "a", "duration": -1}]}, "stages[0].duration"),
-    ({"stages": [{"name": "a", "generatons": 3}]}, "stages[0].generatons"),
-    ({"defaults": {"seed": 0}}, "defaults.seed"),
-    ({"warm_start": "missing.json"}, "warm_start"),
-    ({"tempo": 1}, "tempo"),
-])
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        ({"speed": 0}, "speed"),
+        ({"creature": 3}, "creature"),
+        ({"stages": [{"name": "a"}, {"name": "a"}]}, "stages[1].name"),
+        ({"stages": [{"name": "a", "duration": -1}]}, "stages[0].duration"),
+        ({"stages": [{"name": "a", "generatons": 3}]}, "stages[0].generatons"),
+        ({"defaults": {"seed": 0}}, "defaults.seed"),
+        ({"warm_start": "missing.json"}, "warm_start"),
+        ({"tempo": 1}, "tempo"),
+    ],
+)
 def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key):
     path = tiny(tmp_path, **change)
     with pytest.raises(ExperimentError, match=rf"{path}: {key}".replace("[", r"\[").replace("]", r"\]")):

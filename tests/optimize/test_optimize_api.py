@@ -1,5 +1,6 @@
 """The optimize stage's API (musclewalk.optimize.runs): runs and experiments from typed settings,
 the same checks and messages as `musclewalk optimize`, no command line involved."""
+
 import ast
 from pathlib import Path
 
@@ -22,34 +23,64 @@ PACKAGE = Path(__file__).resolve().parents[2] / "musclewalk"
 
 def experiment(tmp_path, **extra):
     path = tmp_path / "tiny.yaml"
-    path.write_text(yaml.safe_dump({
-        "creature": "HumanLegs", "speed": 1.3, "init_from_other_creature": True,
-        "defaults": {"duration": 0.05, "generations": 1, "popsize": 2, "sigma": 0.2},
-        "stages": [{"name": "soft_hips", "scale_passive": {"hip_axial": 1.5}, "seed": 3},
-                   {"name": "final", "seed": 4, "stop_when_walking": True}], **extra}))
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "creature": "HumanLegs",
+                "speed": 1.3,
+                "init_from_other_creature": True,
+                "defaults": {"duration": 0.05, "generations": 1, "popsize": 2, "sigma": 0.2},
+                "stages": [
+                    {"name": "soft_hips", "scale_passive": {"hip_axial": 1.5}, "seed": 3},
+                    {"name": "final", "seed": 4, "stop_when_walking": True},
+                ],
+                **extra,
+            }
+        )
+    )
     return path
 
 
 def test_only_the_command_line_knows_argparse():
     for path in sorted((PACKAGE / "optimize").glob("*.py")):
         tree = ast.parse(path.read_text())
-        names = {a.name for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-                 for a in node.names} | {node.module for node in ast.walk(tree)
-                                         if isinstance(node, ast.ImportFrom) and node.module}
+        names = {
+            a.name
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for a in node.names
+        } | {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
         assert "argparse" not in names, path
-        assert not any(isinstance(node, ast.ImportFrom) and node.module
-                       and node.module.endswith("cli") for node in ast.walk(tree)), path
+        assert not any(
+            isinstance(node, ast.ImportFrom) and node.module and node.module.endswith("cli")
+            for node in ast.walk(tree)
+        ), path
 
 
 def test_stage_settings_come_from_the_file_and_the_given_options(tmp_path):
     exp = Experiment.load(experiment(tmp_path))
     first = stage_settings(exp, 0, None, {"workers": 1, "clip_init": True}, command="c")
-    assert first == Settings(model="", speed=1.3, duration=0.05, generations=1, seed=3,
-                             sigma=0.2, popsize=2, objective="geijtenbeek2013", workers=1,
-                             clip_init=True, init_other_creature=True, command="c")
+    assert first == Settings(
+        model="",
+        speed=1.3,
+        duration=0.05,
+        generations=1,
+        seed=3,
+        sigma=0.2,
+        popsize=2,
+        objective="geijtenbeek2013",
+        workers=1,
+        clip_init=True,
+        init_other_creature=True,
+        command="c",
+    )
     last = stage_settings(exp, 1, "stage0/best.json")
-    assert (last.seed, last.init, last.init_other_creature, last.stop_when_walking) == \
-        (4, "stage0/best.json", False, True)
+    assert (last.seed, last.init, last.init_other_creature, last.stop_when_walking) == (
+        4,
+        "stage0/best.json",
+        False,
+        True,
+    )
     assert set(EXPERIMENT_OPTIONS) <= {f for f in Settings.__dataclass_fields__}
     with pytest.raises(OptimizationError, match=r"^seed: an experiment file sets it"):
         stage_settings(exp, 0, None, {"seed": 2})
@@ -73,26 +104,29 @@ def test_a_run_that_cannot_start_leaves_nothing(humanlegs_osim, tmp_path):
     with pytest.raises(OptimizationError, match="missing.osim: model file not found"):
         start_run(str(tmp_path / "missing.osim"), out, Settings(model="", speed=1.3))
     with pytest.raises(OptimizationError, match="--scale-passive: .*no_such_gain"):
-        start_run(str(humanlegs_osim), out, Settings(model="", speed=1.3),
-                  scale_passive={"no_such_gain": 2.0})
+        start_run(
+            str(humanlegs_osim), out, Settings(model="", speed=1.3), scale_passive={"no_such_gain": 2.0}
+        )
     assert not out.exists()
     with pytest.raises(OptimizationError, match=f"{out / CHECKPOINT}: no checkpoint"):
         resume_run(str(humanlegs_osim), out)
     out.write_text("x")
-    for call in (lambda: start_run(str(humanlegs_osim), out, Settings(model="", speed=1.3)),
-                 lambda: resume_run(str(humanlegs_osim), out)):
+    for call in (
+        lambda: start_run(str(humanlegs_osim), out, Settings(model="", speed=1.3)),
+        lambda: resume_run(str(humanlegs_osim), out),
+    ):
         with pytest.raises(OptimizationError, match="--out exists and is not a directory"):
             call()
 
 
 def test_a_run_started_resumed_and_reported(humanlegs_osim, tmp_path):
     out = tmp_path / "run"
-    settings = Settings(model="", speed=1.3, duration=0.05, generations=1, seed=5, popsize=2,
-                        evaluator="serial", workers=1)
+    settings = Settings(
+        model="", speed=1.3, duration=0.05, generations=1, seed=5, popsize=2, evaluator="serial", workers=1
+    )
     lines = []
-    state = complete_run(start_run(str(humanlegs_osim), out, settings, progress=False),
-                         lines.append)
-    assert settings.model == ""                              # the caller's settings are kept
+    state = complete_run(start_run(str(humanlegs_osim), out, settings, progress=False), lines.append)
+    assert settings.model == ""  # the caller's settings are kept
     assert state.generation == 1 and len(lines) == 2
     assert lines[0].startswith("HumanLegs: ") and " parameters " in lines[0]
     assert lines[1].startswith("best objective ") and lines[1].endswith(f"; wrote {out}")
@@ -100,8 +134,7 @@ def test_a_run_started_resumed_and_reported(humanlegs_osim, tmp_path):
         resume_run(str(humanlegs_osim), out, requested={"seed": 6})
     with pytest.raises(OptimizationError, match="the run optimizes 'HumanLegs', not 'Human'"):
         resume_run("Human", out)
-    opt = resume_run("HumanLegs", out, generations=2, requested={"seed": 5, "workers": 1},
-                     progress=False)
+    opt = resume_run("HumanLegs", out, generations=2, requested={"seed": 5, "workers": 1}, progress=False)
     assert complete_run(opt, lines.append).generation == 2
     saved, _ = load_checkpoint(out / CHECKPOINT)
     assert saved.generations == 2 and saved.model == str(humanlegs_osim)
@@ -117,10 +150,16 @@ def test_an_experiment_runs_its_stages_and_resumes(tmp_path):
     first = out / "stages" / "soft_hips"
     assert state.generation == 1
     assert [line for line in lines if line.startswith("tiny: ")] == [
-        f"tiny: stage 1/2 'soft_hips' -> {first}", f"tiny: stage 2/2 'final' -> {out}"]
+        f"tiny: stage 1/2 'soft_hips' -> {first}",
+        f"tiny: stage 2/2 'final' -> {out}",
+    ]
     saved, _ = load_checkpoint(out / CHECKPOINT)
-    assert (saved.seed, saved.init, saved.stop_when_walking, saved.init_other_creature) == \
-        (4, str(first / "best.json"), True, False)
+    assert (saved.seed, saved.init, saved.stop_when_walking, saved.init_other_creature) == (
+        4,
+        str(first / "best.json"),
+        True,
+        False,
+    )
     assert saved.command == f"musclewalk optimize {exp.path} --out {out} (stage final)"
     first_saved, _ = load_checkpoint(first / CHECKPOINT)
     assert first_saved.init_other_creature and Path(first_saved.model).parent == first / "model"

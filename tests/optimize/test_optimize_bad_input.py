@@ -1,5 +1,6 @@
 """Bad input to `musclewalk optimize`: exit code 2 with one clear error line naming the file or
 key, and nothing lost (an existing checkpoint is left exactly as it was)."""
+
 import json
 
 import numpy as np
@@ -25,8 +26,24 @@ def finished_run(small_settings, tmp_path_factory):
 
 
 def optimize(model, out, *extra):
-    return main(["optimize", str(model), "--speed", "1.3", "--duration", "0.1", "--generations",
-                 "1", "--evaluator", "serial", "--quiet", "--out", str(out), *extra])
+    return main(
+        [
+            "optimize",
+            str(model),
+            "--speed",
+            "1.3",
+            "--duration",
+            "0.1",
+            "--generations",
+            "1",
+            "--evaluator",
+            "serial",
+            "--quiet",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
 
 
 def test_unknown_creature(tmp_path, capsys):
@@ -56,8 +73,9 @@ def test_failed_calls_leave_the_checkpoint_alone(finished_run, humanlegs_osim, c
     line = error_line(capsys)
     assert str(ckpt) in line and "a checkpoint exists; use --resume" in line
     # bad speed with --resume
-    assert main(["optimize", str(humanlegs_osim), "--speed", "-1", "--resume", "--out",
-                 str(finished_run)]) == 2
+    assert (
+        main(["optimize", str(humanlegs_osim), "--speed", "-1", "--resume", "--out", str(finished_run)]) == 2
+    )
     line = error_line(capsys)
     assert "speed: the run was started with 1.3, not -1.0" in line
     # bad --init into the same folder
@@ -77,18 +95,16 @@ def test_corrupt_checkpoint(finished_run, humanlegs_osim, tmp_path, capsys):
     good = (finished_run / CHECKPOINT).read_bytes()
     for garbage in (b"not a pickle at all", good[: len(good) // 2], b""):
         (out / CHECKPOINT).write_bytes(garbage)
-        assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--out",
-                     str(out)]) == 2
+        assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--out", str(out)]) == 2
         line = error_line(capsys)
         assert f"{out / CHECKPOINT}: corrupt checkpoint" in line
-        assert (out / CHECKPOINT).read_bytes() == garbage          # not overwritten or removed
+        assert (out / CHECKPOINT).read_bytes() == garbage  # not overwritten or removed
         assert sorted(p.name for p in out.iterdir()) == [CHECKPOINT]
 
 
 def test_resume_without_checkpoint(humanlegs_osim, tmp_path, capsys):
     out = tmp_path / "never_ran"
-    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--out",
-                 str(out)]) == 2
+    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--out", str(out)]) == 2
     assert f"{out / CHECKPOINT}: no checkpoint to resume from" in error_line(capsys)
     assert not out.exists()
 
@@ -106,26 +122,36 @@ def test_init_from_another_creature(finished_run, humanlegs_osim, small_settings
     assert "--init-from-other-creature" in line
     assert not (out / CHECKPOINT).exists()
     # allowed on request: the parameters both share start the search
-    opt = Optimization(small_settings(init=str(init), init_other_creature=True), tmp_path / "ok",
-                       progress=False)
+    opt = Optimization(
+        small_settings(init=str(init), init_other_creature=True), tmp_path / "ok", progress=False
+    )
     x0 = opt._warm_start(init)
     assert x0 == pytest.approx(opt.space.x_from_values(opt.space.flatten(best["parameters"])))
     assert np.any(x0 != 0)
 
 
-@pytest.mark.parametrize("content, key", [
-    ("[1, 2]", "expected a JSON object"),
-    ('{"parameters": [1]}', "parameters: expected an object"),
-    ('{"parameters": {"controller": 5}}', "parameters.controller: expected an object"),
-    ('{"parameters": {"model": {"routing": 3}}}', "parameters.model.routing: expected an object"),
-    ('{"parameters": {"controller": {"fsm.d_lift": "abc"}}}',
-     "fsm.d_lift: expected a finite number, got 'abc'"),
-    ('{"parameters": {"controller": {"fsm.d_lift": NaN}}}',
-     "fsm.d_lift: expected a finite number, got nan"),
-    ('{"parameters": {"controller": {"no.such": 1.0}}}',
-     "parameters: none of them belongs to this model"),
-    ("{not json", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "content, key",
+    [
+        ("[1, 2]", "expected a JSON object"),
+        ('{"parameters": [1]}', "parameters: expected an object"),
+        ('{"parameters": {"controller": 5}}', "parameters.controller: expected an object"),
+        ('{"parameters": {"model": {"routing": 3}}}', "parameters.model.routing: expected an object"),
+        (
+            '{"parameters": {"controller": {"fsm.d_lift": "abc"}}}',
+            "fsm.d_lift: expected a finite number, got 'abc'",
+        ),
+        (
+            '{"parameters": {"controller": {"fsm.d_lift": NaN}}}',
+            "fsm.d_lift: expected a finite number, got nan",
+        ),
+        (
+            '{"parameters": {"controller": {"no.such": 1.0}}}',
+            "parameters: none of them belongs to this model",
+        ),
+        ("{not json", "not valid JSON"),
+    ],
+)
 def test_bad_init_file(humanlegs_osim, tmp_path, capsys, content, key):
     init = tmp_path / "init.json"
     init.write_text(content)
@@ -145,13 +171,18 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
     """The warm start is evaluated in the first generation (same task, deterministic simulation),
     so even one generation around it keeps a best at least as good (the quick budget)."""
     start = json.loads((finished_run / "best.json").read_text())
-    state = Optimization(small_settings(generations=1, duration=0.1, sigma=2.0, seed=11,
-                                        init=str(finished_run / "best.json")),
-                         tmp_path / "warm", progress=False).run()
+    state = Optimization(
+        small_settings(generations=1, duration=0.1, sigma=2.0, seed=11, init=str(finished_run / "best.json")),
+        tmp_path / "warm",
+        progress=False,
+    ).run()
     assert state.best_score <= start["objective"] + 1e-9
     # the injected candidate is the warm start exactly, also where it sits on a bound
-    opt = Optimization(small_settings(generations=1, duration=0.1, init=str(finished_run / "best.json")),
-                       tmp_path / "exact", progress=False)
+    opt = Optimization(
+        small_settings(generations=1, duration=0.1, init=str(finished_run / "best.json")),
+        tmp_path / "exact",
+        progress=False,
+    )
     x0 = opt._warm_start(finished_run / "best.json")
     first = opt.state.es.ask()[0]
     assert np.max(np.abs(first - np.clip(x0, opt.space.lower_x, opt.space.upper_x))) < 1e-12

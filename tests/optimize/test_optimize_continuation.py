@@ -1,5 +1,6 @@
 """Continuation stages (--scale-passive): a run on a copy of the model whose passive-gain bounds
 are scaled, the source model untouched, bad names rejected before anything is written."""
+
 import pytest
 from lxml import etree
 
@@ -16,14 +17,18 @@ def passive(meta, name):
 def test_scale_passive_bounds_scales_initial_and_bounds(humanlegs_osim):
     meta = load_meta(humanlegs_osim)
     scaled = scale_passive_bounds(meta, {"hip_axial": 2.0, "ankle_axial.stiffness": 0.5})
-    for name, factor in (("hip_axial.stiffness", 2.0), ("hip_axial.damping", 2.0),
-                         ("ankle_axial.stiffness", 0.5), ("ankle_axial.damping", 1.0),
-                         ("ankle_coronal.stiffness", 1.0)):
+    for name, factor in (
+        ("hip_axial.stiffness", 2.0),
+        ("hip_axial.damping", 2.0),
+        ("ankle_axial.stiffness", 0.5),
+        ("ankle_axial.damping", 1.0),
+        ("ankle_coronal.stiffness", 1.0),
+    ):
         before, after = passive(meta, name), passive(scaled, name)
         for key in ("initial", "lo", "hi"):
             assert getattr(after, key) == pytest.approx(factor * getattr(before, key)), (name, key)
     assert scaled.passive_scale == {"hip_axial": 2.0, "ankle_axial.stiffness": 0.5}
-    assert meta.passive_scale is None                        # the input is not modified
+    assert meta.passive_scale is None  # the input is not modified
     with pytest.raises(ValueError, match="already scaled"):
         scale_passive_bounds(scaled, {"hip_axial": 2.0})
     with pytest.raises(ValueError, match="spine_flexion: no such passive gain.*hip_axial"):
@@ -50,15 +55,20 @@ def test_scaled_model_is_the_runs_own_copy(humanlegs_osim, tmp_path):
     assert load_meta(model).passive == meta.passive
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("spine_flexion=2", "spine_flexion: no such passive gain"),
-    ("hip_axial", "expected NAME=FACTOR"),
-    ("hip_axial=-1", "factor must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("spine_flexion=2", "spine_flexion: no such passive gain"),
+        ("hip_axial", "expected NAME=FACTOR"),
+        ("hip_axial=-1", "factor must be a positive number"),
+    ],
+)
 def test_bad_scale_passive(humanlegs_osim, tmp_path, capsys, spec, message):
     out = tmp_path / "run"
-    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--scale-passive", spec,
-                 "--out", str(out)]) == 2
+    assert (
+        main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--scale-passive", spec, "--out", str(out)])
+        == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("musclewalk optimize: error: --scale-passive")
     assert message in err[0]

@@ -1,6 +1,7 @@
 """Issue 10: an optimization's result does not depend on machine load, a run never overwrites
 another's results, and every setting the optimizer cannot use is refused before the first
 evaluation (one line, exit 2, nothing written)."""
+
 import json
 import os
 import shutil
@@ -34,11 +35,28 @@ def error_line(capsys) -> str:
 
 
 def optimize(model, out, *extra):
-    return main(["optimize", str(model), "--speed", "1.3", "--duration", "0.1", "--generations",
-                 "1", "--evaluator", "serial", "--quiet", "--out", str(out), *extra])
+    return main(
+        [
+            "optimize",
+            str(model),
+            "--speed",
+            "1.3",
+            "--duration",
+            "0.1",
+            "--generations",
+            "1",
+            "--evaluator",
+            "serial",
+            "--quiet",
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
 
 
 # ---------------------------------------------------------------- 1. load-independent limits
+
 
 def test_the_evaluation_limit_is_cpu_time_not_wall_time(humanlegs_osim, monkeypatch):
     """A simulation slowed down in wall time (here by sleeping between control steps, as on a
@@ -47,7 +65,7 @@ def test_the_evaluation_limit_is_cpu_time_not_wall_time(humanlegs_osim, monkeypa
     real_advance = OpenSimEngine.advance
 
     def slow_advance(self, t):
-        time.sleep(0.15)                 # 20 steps: 3 s of wall time for 0.1 s simulated
+        time.sleep(0.15)  # 20 steps: 3 s of wall time for 0.1 s simulated
         return real_advance(self, t)
 
     monkeypatch.setattr(OpenSimEngine, "advance", slow_advance)
@@ -72,8 +90,9 @@ def test_the_evaluation_limit_is_cpu_time_not_wall_time(humanlegs_osim, monkeypa
 
 
 def _warm_started_run(small_settings, out, init):
-    settings = small_settings(generations=1, duration=0.3, evaluator="process", workers=2,
-                              init=str(init), sigma=0.3)
+    settings = small_settings(
+        generations=1, duration=0.3, evaluator="process", workers=2, init=str(init), sigma=0.3
+    )
     state = Optimization(settings, out, progress=False).run()
     return state, json.loads((out / "best.json").read_text())
 
@@ -87,11 +106,11 @@ def warm_start_file(small_settings, tmp_path_factory):
 
 def test_a_busy_machine_gives_the_same_best(small_settings, warm_start_file, tmp_path):
     idle_state, idle_best = _warm_started_run(small_settings, tmp_path / "idle", warm_start_file)
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-               for _ in range(os.cpu_count() or 2)]
+    burners = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)
+    ]
     try:
-        busy_state, busy_best = _warm_started_run(small_settings, tmp_path / "busy",
-                                                  warm_start_file)
+        busy_state, busy_best = _warm_started_run(small_settings, tmp_path / "busy", warm_start_file)
     finally:
         for p in burners:
             p.kill()
@@ -99,8 +118,9 @@ def test_a_busy_machine_gives_the_same_best(small_settings, warm_start_file, tmp
     assert busy_state.failures == idle_state.failures == 0
     assert busy_best["parameters"] == idle_best["parameters"]
     assert busy_best["objective"] == idle_best["objective"]
-    assert [r["generation_best"] for r in busy_state.history] == \
-        [r["generation_best"] for r in idle_state.history]
+    assert [r["generation_best"] for r in busy_state.history] == [
+        r["generation_best"] for r in idle_state.history
+    ]
 
 
 def test_a_stuck_worker_is_killed_by_the_wall_clock_backstop(monkeypatch):
@@ -109,6 +129,7 @@ def test_a_stuck_worker_is_killed_by_the_wall_clock_backstop(monkeypatch):
     import stuck_worker
 
     from musclewalk.optimize import evaluators
+
     monkeypatch.setattr(evaluators, "evaluate_task", stuck_worker.maybe_hang)
     pool = evaluators.ProcessEvaluator(2, backstop=5.0)
     try:
@@ -123,6 +144,7 @@ def test_a_stuck_worker_is_killed_by_the_wall_clock_backstop(monkeypatch):
 
 
 # ---------------------------------------------------------------- 2. no overwritten results
+
 
 def test_a_non_empty_out_is_refused(humanlegs_osim, tmp_path, capsys):
     out = tmp_path / "someone_elses_run"
@@ -146,17 +168,23 @@ def test_two_optimizers_never_share_a_run_directory(humanlegs_osim, tmp_path, ca
     out = tmp_path / "run"
     out.mkdir()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import fcntl, os, sys, time; "
-         f"fd = os.open({str(out / LOCK)!r}, os.O_RDWR | os.O_CREAT); "
-         "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, str(os.getpid()).encode()); "
-         "print('locked', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time; "
+            f"fd = os.open({str(out / LOCK)!r}, os.O_RDWR | os.O_CREAT); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, str(os.getpid()).encode()); "
+            "print('locked', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         assert optimize(humanlegs_osim, out) == 2
         line = error_line(capsys)
         assert f"another optimization (pid {holder.pid}) is running" in line
-        assert main(["optimize", str(humanlegs_osim), "--resume", "--quiet", "--out",
-                     str(out)]) == 2
+        assert main(["optimize", str(humanlegs_osim), "--resume", "--quiet", "--out", str(out)]) == 2
         assert "another optimization" in error_line(capsys)
     finally:
         holder.kill()
@@ -170,22 +198,25 @@ def test_two_optimizers_never_share_a_run_directory(humanlegs_osim, tmp_path, ca
 
 # ---------------------------------------------------------------- 3. settings checked up front
 
-@pytest.mark.parametrize("args, message", [
-    (["--duration", "nan"], "duration: expected a number > 0 and <= 600, got nan"),
-    (["--duration", "1e6"], "duration: expected a number > 0 and <= 600"),
-    (["--generations", "0"], "--generations: expected an integer >= 1, got 0"),
-    (["--generations", "-1"], "--generations: expected an integer >= 1, got -1"),
-    (["--sigma", "0"], "sigma: expected a number > 0, got 0.0"),
-    (["--sigma", "inf"], "sigma: expected a number > 0, got inf"),
-    (["--seed", "0"], "seed: expected an integer > 0, got 0"),
-    (["--workers", "-2"], "workers: expected an integer >= 0, got -2"),
-    (["--cpu-limit", "0"], "cpu_limit: expected a number > 0"),
-    (["--stagnation", "0"], "stagnation: expected an integer > 0"),
-])
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--duration", "nan"], "duration: expected a number > 0 and <= 600, got nan"),
+        (["--duration", "1e6"], "duration: expected a number > 0 and <= 600"),
+        (["--generations", "0"], "--generations: expected an integer >= 1, got 0"),
+        (["--generations", "-1"], "--generations: expected an integer >= 1, got -1"),
+        (["--sigma", "0"], "sigma: expected a number > 0, got 0.0"),
+        (["--sigma", "inf"], "sigma: expected a number > 0, got inf"),
+        (["--seed", "0"], "seed: expected an integer > 0, got 0"),
+        (["--workers", "-2"], "workers: expected an integer >= 0, got -2"),
+        (["--cpu-limit", "0"], "cpu_limit: expected a number > 0"),
+        (["--stagnation", "0"], "stagnation: expected an integer > 0"),
+    ],
+)
 def test_settings_the_optimizer_cannot_use(humanlegs_osim, tmp_path, capsys, args, message):
     out = tmp_path / "run"
-    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--quiet", "--out", str(out),
-                 *args]) == 2
+    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--quiet", "--out", str(out), *args]) == 2
     assert message in error_line(capsys)
     assert not out.exists()
 
@@ -201,8 +232,10 @@ def test_a_foreign_osim_is_refused_before_any_evaluation(humanlegs_osim, tmp_pat
     t0 = time.perf_counter()
     assert optimize(foreign, out) == 2
     line = error_line(capsys)
-    assert f"{foreign}: cannot be optimized: {foreign}: the model does not match its metadata " \
-        in line and "no muscle hip_flexor_medial_r" in line
+    assert (
+        f"{foreign}: cannot be optimized: {foreign}: the model does not match its metadata " in line
+        and "no muscle hip_flexor_medial_r" in line
+    )
     assert time.perf_counter() - t0 < 20
     assert not out.exists()
 
@@ -212,23 +245,43 @@ def test_resume_refuses_settings_that_differ(small_settings, tmp_path, capsys):
     Optimization(small_settings(generations=1, duration=0.1), out, progress=False).run()
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     model = small_settings().model
-    for args, message in [(["--speed", "5"], "speed: the run was started with 1.3, not 5.0"),
-                          (["--duration", "3"], "duration: the run was started with 0.1, not 3.0"),
-                          (["--seed", "2"], "seed: the run was started with 7, not 2"),
-                          (["--sigma", "0.5"], "sigma: the run was started with 1.0, not 0.5")]:
+    for args, message in [
+        (["--speed", "5"], "speed: the run was started with 1.3, not 5.0"),
+        (["--duration", "3"], "duration: the run was started with 0.1, not 3.0"),
+        (["--seed", "2"], "seed: the run was started with 7, not 2"),
+        (["--sigma", "0.5"], "sigma: the run was started with 1.0, not 0.5"),
+    ]:
         assert main(["optimize", model, "--resume", "--quiet", "--out", str(out), *args]) == 2
         assert message in error_line(capsys)
     assert main(["optimize", "Human", "--resume", "--quiet", "--out", str(out)]) == 2
     assert "the run optimizes 'HumanLegs', not 'Human'" in error_line(capsys)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     # the same settings, a larger budget and another worker count resume
-    assert main(["optimize", model, "--resume", "--speed", "1.3", "--generations", "2",
-                 "--evaluator", "serial", "--quiet", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "optimize",
+                model,
+                "--resume",
+                "--speed",
+                "1.3",
+                "--generations",
+                "2",
+                "--evaluator",
+                "serial",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     _, state = load_checkpoint(out / CHECKPOINT)
     assert state.generation == 2
 
 
 # ---------------------------------------------------------------- 4. parameter files
+
 
 @pytest.fixture(scope="module")
 def best_file(small_settings, tmp_path_factory):
@@ -248,8 +301,7 @@ def test_an_incomplete_init_file_is_refused(humanlegs_osim, best_file, tmp_path,
     line = error_line(capsys)
     assert f"{init}: parameters: " in line and "parameters missing" in line
     assert "--init-from-other-creature" in line
-    assert optimize(humanlegs_osim, tmp_path / "run2", "--init", str(init),
-                    "--init-from-other-creature") == 0
+    assert optimize(humanlegs_osim, tmp_path / "run2", "--init", str(init), "--init-from-other-creature") == 0
 
 
 def test_init_values_outside_the_bounds_are_reported(humanlegs_osim, best_file, tmp_path, capsys):

@@ -2,6 +2,7 @@
 generations): run outputs with worker processes and with a Dask cluster, reproducibility of a
 seed across evaluators, resume from a checkpoint (also after SIGKILL), and failing simulations
 as penalized evaluations."""
+
 import json
 import math
 import os
@@ -45,13 +46,17 @@ def process_run(small_settings, tmp_path_factory):
 @pytest.fixture(scope="module")
 def dask_run(small_settings, tmp_path_factory):
     from dask.distributed import Client, LocalCluster
+
     out = tmp_path_factory.mktemp("dask")
-    with LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         state = run_opt(small_settings(evaluator="dask", scheduler=client, workers=2), out)
         # the evaluations ran in the cluster's worker processes (each loads the model once)
-        loaded = client.run(lambda: len(__import__("musclewalk.optimize.evaluate", fromlist=["x"])
-                                        ._EVALUATORS))
+        loaded = client.run(
+            lambda: len(__import__("musclewalk.optimize.evaluate", fromlist=["x"])._EVALUATORS)
+        )
         assert len(loaded) == 2 and sum(loaded.values()) >= 1, loaded
     return out, state
 
@@ -80,7 +85,7 @@ def check_outputs(out, state, evaluator):
     assert best["objective"] == pytest.approx(sum(best["terms"].values()))
     assert best["objective"] < FAILURE_SCORE
 
-    meta = load_meta(out / "optimized.osim")          # its metadata was written beside it
+    meta = load_meta(out / "optimized.osim")  # its metadata was written beside it
     assert meta.creature == "HumanLegs" and meta.optimized_from
     osim = import_opensim()
     model = osim.Model(str(out / "optimized.osim"))
@@ -89,8 +94,7 @@ def check_outputs(out, state, evaluator):
     mv = ModelVectors(meta)
     tree = parse_osim(out / "optimized.osim")
     for kind in KINDS:
-        assert mv.read_values(tree, kind) == pytest.approx(best["parameters"]["model"][kind],
-                                                           abs=1e-9), kind
+        assert mv.read_values(tree, kind) == pytest.approx(best["parameters"]["model"][kind], abs=1e-9), kind
 
     log = (out / "log.txt").read_text()
     assert "generations: 2, evaluations: 8, failed evaluations: 0" in log
@@ -109,10 +113,12 @@ def test_process_workers_run_writes_outputs(process_run, humanlegs_osim):
     # best.json describes the scored candidate: evaluating its parameters again gives its score
     from musclewalk.optimize.space import ParameterSpace
     from musclewalk.sim.bridge import control_model_from_meta
+
     meta = load_meta(humanlegs_osim)
     space = ParameterSpace(meta, control_model_from_meta(meta, 0.005))
-    again = evaluate_task(EvaluationTask(str(humanlegs_osim.resolve()), 1.3, 0.3),
-                          space.flatten(best["parameters"]))
+    again = evaluate_task(
+        EvaluationTask(str(humanlegs_osim.resolve()), 1.3, 0.3), space.flatten(best["parameters"])
+    )
     assert again["error"] is None
     assert again["score"] == pytest.approx(best["objective"], rel=1e-9)
 
@@ -135,16 +141,16 @@ def test_same_seed_same_best_whatever_the_evaluator(serial_run, process_run, das
     best_s, hist_s = results["serial"]
     for name in ("process", "dask"):
         best, hist = results[name]
-        assert best["parameters"] == best_s["parameters"], name          # exactly
+        assert best["parameters"] == best_s["parameters"], name  # exactly
         assert best["objective"] == best_s["objective"], name
         pd.testing.assert_frame_equal(hist, hist_s)
 
 
 def test_the_seed_decides_the_candidates(small_settings, tmp_path):
     def first_candidates(seed):
-        np.random.seed(999)            # whatever the global random state was before
-        return np.array(Optimization(small_settings(seed=seed), tmp_path,
-                                     progress=False).state.es.ask())
+        np.random.seed(999)  # whatever the global random state was before
+        return np.array(Optimization(small_settings(seed=seed), tmp_path, progress=False).state.es.ask())
+
     a, b, c = first_candidates(7), first_candidates(7), first_candidates(8)
     assert a.shape == (4, b.shape[1])
     assert np.array_equal(a, b) and not np.allclose(a, c)
@@ -156,7 +162,7 @@ def test_resume_continues_from_the_checkpoint(small_settings, serial_run, tmp_pa
     assert first.generation == 1 and first.evaluations == 4
     row1 = pd.read_csv(out / "history.csv")
     assert len(row1) == 1
-    np.random.seed(12345)          # a new process starts with another global random state
+    np.random.seed(12345)  # a new process starts with another global random state
     # only the generation budget comes from the resuming call; the rest from the checkpoint
     state = run_opt(Settings(model="", speed=9.9, generations=2), out, resume=True)
     assert state.generation == 2 and state.evaluations == 8
@@ -168,10 +174,13 @@ def test_resume_continues_from_the_checkpoint(small_settings, serial_run, tmp_pa
     assert "generations: 2, evaluations: 8" in (out / "log.txt").read_text()
     # interrupted + resumed is the same run as the uninterrupted one
     serial_out, serial_state = serial_run
-    assert json.loads((out / "best.json").read_text())["parameters"] == \
-        json.loads((serial_out / "best.json").read_text())["parameters"]
-    pd.testing.assert_frame_equal(hist.drop(columns=WALL_COLUMNS),
-                                  pd.read_csv(serial_out / "history.csv").drop(columns=WALL_COLUMNS))
+    assert (
+        json.loads((out / "best.json").read_text())["parameters"]
+        == json.loads((serial_out / "best.json").read_text())["parameters"]
+    )
+    pd.testing.assert_frame_equal(
+        hist.drop(columns=WALL_COLUMNS), pd.read_csv(serial_out / "history.csv").drop(columns=WALL_COLUMNS)
+    )
     # a finished run resumed without a larger budget does nothing more
     again = run_opt(Settings(model="", speed=1.3, generations=1), out, resume=True)
     assert again.generation == 2 and again.evaluations == 8
@@ -180,9 +189,26 @@ def test_resume_continues_from_the_checkpoint(small_settings, serial_run, tmp_pa
 def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tmp_path, capsys):
     out = tmp_path / "killed"
     errors = tmp_path / "stderr.txt"
-    cmd = [sys.executable, "-m", "musclewalk", "optimize", str(humanlegs_osim), "--speed", "1.3",
-           "--duration", "0.05", "--generations", "3", "--evaluator", "serial", "--seed", "3",
-           "--quiet", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "musclewalk",
+        "optimize",
+        str(humanlegs_osim),
+        "--speed",
+        "1.3",
+        "--duration",
+        "0.05",
+        "--generations",
+        "3",
+        "--evaluator",
+        "serial",
+        "--seed",
+        "3",
+        "--quiet",
+        "--out",
+        str(out),
+    ]
     with open(errors, "wb") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err)
         try:
@@ -191,7 +217,7 @@ def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tm
                 assert proc.poll() is None, errors.read_text()
                 assert time.monotonic() < deadline, "no checkpoint after 180 s"
                 time.sleep(0.02)
-            os.kill(proc.pid, signal.SIGKILL)          # in the middle of the next generation
+            os.kill(proc.pid, signal.SIGKILL)  # in the middle of the next generation
             proc.wait(timeout=30)
         finally:
             if proc.poll() is None:
@@ -200,12 +226,27 @@ def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tm
     assert proc.returncode == -signal.SIGKILL
     _, saved = load_checkpoint(out / CHECKPOINT)
     done = saved.generation
-    assert 1 <= done < 3 and saved.evaluations == 20 * done     # the CLI's population is 20
+    assert 1 <= done < 3 and saved.evaluations == 20 * done  # the CLI's population is 20
     before = pd.read_csv(out / "history.csv")
     assert len(before) >= done
-    assert "stop: running" in (out / "log.txt").read_text()      # it never finished
-    assert main(["optimize", str(humanlegs_osim), "--speed", "1.3", "--resume", "--generations",
-                 "3", "--quiet", "--out", str(out)]) == 0, capsys.readouterr().err
+    assert "stop: running" in (out / "log.txt").read_text()  # it never finished
+    assert (
+        main(
+            [
+                "optimize",
+                str(humanlegs_osim),
+                "--speed",
+                "1.3",
+                "--resume",
+                "--generations",
+                "3",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    ), capsys.readouterr().err
     _, resumed = load_checkpoint(out / CHECKPOINT)
     assert resumed.generation == 3 and resumed.evaluations == 60
     hist = pd.read_csv(out / "history.csv")
@@ -266,8 +307,7 @@ def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim,
     for absurd in (-50.0, 1.5, float("nan")):
         result = evaluator.evaluate(task, {f"properties.{lopt}": absurd})
         assert_penalized(result, f"ParameterError: model: properties.{lopt}: ")
-        assert ("is outside the bounds [0, 1]" if absurd == absurd else "is not finite") \
-            in result.error
+        assert ("is outside the bounds [0, 1]" if absurd == absurd else "is not finite") in result.error
     # a controller parameter outside its bounds
     result = evaluator.evaluate(task, {"fsm.d_lift": 99.0})
     assert_penalized(result, "ParameterError")
@@ -310,8 +350,10 @@ def test_driver_keeps_going_past_failed_evaluations(small_settings, tmp_path, mo
     # with no result written (not a "result" made of failures)
     monkeypatch.setattr(Simulator, "run", lambda self, *a, **k: 1 / 0)
     out2 = tmp_path / "all_failed"
-    with pytest.raises(OptimizationError, match="every evaluation of the first generation "
-                                                "failed; the first: ZeroDivisionError"):
+    with pytest.raises(
+        OptimizationError,
+        match="every evaluation of the first generation failed; the first: ZeroDivisionError",
+    ):
         run_opt(small_settings(generations=1), out2)
     assert not any(out2.iterdir())
 
@@ -320,12 +362,13 @@ def test_concurrent_evaluations_in_one_process(evaluator, humanlegs_osim):
     """A dask worker may run several evaluations at once in threads of one process: each
     candidate model must be its own file, so every thread simulates its own candidate."""
     from concurrent.futures import ThreadPoolExecutor
+
     meta = load_meta(humanlegs_osim)
     fmax = [f"properties.{e.name}" for e in meta.properties if e.kind == "max_isometric_force"]
     task = EvaluationTask(str(humanlegs_osim), 1.3, 0.1)
     candidates = [{name: u for name in fmax} for u in (0.1, 0.9, 0.3, 0.7)]
     serial = [evaluator.evaluate(task, c).score for c in candidates]
-    assert len(set(serial)) == 4                 # the candidates really differ
+    assert len(set(serial)) == 4  # the candidates really differ
     with ThreadPoolExecutor(4) as pool:
         threaded = list(pool.map(lambda c: evaluator.evaluate(task, c).score, candidates * 2))
     assert threaded == serial * 2
@@ -378,40 +421,87 @@ def test_a_moved_run_directory_resumes_with_its_own_model_copy(tmp_path, capsys)
     """Committed runs move from where they ran to models/optimized/: resume must not need the old
     path."""
     import shutil
+
     first = tmp_path / "ran_here"
-    assert main(["optimize", "HumanLegs", "--speed", "1.3", "--duration", "0.05", "--generations",
-                 "1", "--evaluator", "serial", "--quiet", "--out", str(first)]) == 0, \
-        capsys.readouterr().err
+    assert (
+        main(
+            [
+                "optimize",
+                "HumanLegs",
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.05",
+                "--generations",
+                "1",
+                "--evaluator",
+                "serial",
+                "--quiet",
+                "--out",
+                str(first),
+            ]
+        )
+        == 0
+    ), capsys.readouterr().err
     moved = tmp_path / "committed"
     shutil.move(str(first), str(moved))
-    assert main(["optimize", "HumanLegs", "--speed", "1.3", "--resume", "--generations", "2",
-                 "--quiet", "--out", str(moved)]) == 0, capsys.readouterr().err
+    assert (
+        main(
+            [
+                "optimize",
+                "HumanLegs",
+                "--speed",
+                "1.3",
+                "--resume",
+                "--generations",
+                "2",
+                "--quiet",
+                "--out",
+                str(moved),
+            ]
+        )
+        == 0
+    ), capsys.readouterr().err
     _, state = load_checkpoint(moved / CHECKPOINT)
     assert state.generation == 2
     assert f"model: {moved / 'model' / 'HumanLegs.osim'}" in (moved / "log.txt").read_text()
 
 
-def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settings, tmp_path,
-                                                                     monkeypatch):
+def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settings, tmp_path, monkeypatch):
     """§5 charges a fall only E_speed = 1 for the time left, so a candidate falling just before
     t_max can score lower than one that walks; the reported best is the walker (CMA-ES itself
     still ranks by objective)."""
     import musclewalk.optimize.driver as driver
+
     terms = [t.name for t in driver.Objective.load("geijtenbeek2013").terms]
 
     # per generation (popsize 4): (score, terminated)
-    plan = iter([[(10.0, True), (20.0, False), (30.0, False), (90.0, True)],
-                 [(5.0, True), (15.0, False), (50.0, True), (60.0, True)],
-                 [(1.0, True), (16.0, False), (70.0, True), (80.0, True)]])
+    plan = iter(
+        [
+            [(10.0, True), (20.0, False), (30.0, False), (90.0, True)],
+            [(5.0, True), (15.0, False), (50.0, True), (60.0, True)],
+            [(1.0, True), (16.0, False), (70.0, True), (80.0, True)],
+        ]
+    )
     told = []
 
     class Scripted:
         def map(self, task, values):
             rows = next(plan)
-            return [{"score": s, "terms": dict.fromkeys(terms, s / 5),
-                     "averages": dict.fromkeys(terms, s / 500), "simulated_time": 0.3,
-                     "terminated": t, "reason": "com_height" if t else None, "wall_time": 0.0,
-                     "error": None, "thresholds_met": False} for s, t in rows]
+            return [
+                {
+                    "score": s,
+                    "terms": dict.fromkeys(terms, s / 5),
+                    "averages": dict.fromkeys(terms, s / 500),
+                    "simulated_time": 0.3,
+                    "terminated": t,
+                    "reason": "com_height" if t else None,
+                    "wall_time": 0.0,
+                    "error": None,
+                    "thresholds_met": False,
+                }
+                for s, t in rows
+            ]
 
         def close(self):
             pass
@@ -421,10 +511,13 @@ def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settin
     opt = Optimization(small_settings(generations=3), out, progress=False)
     es_class = type(opt.state.es)
     real_tell = es_class.tell
-    monkeypatch.setattr(es_class, "tell",
-                        lambda self, X, f, *a, **k: (told.append(list(f)), real_tell(self, X, f, *a, **k))[1])
+    monkeypatch.setattr(
+        es_class,
+        "tell",
+        lambda self, X, f, *a, **k: (told.append(list(f)), real_tell(self, X, f, *a, **k))[1],
+    )
     state = opt.run()
-    assert told[0] == [10.0, 20.0, 30.0, 90.0]                   # CMA-ES sees the objective
+    assert told[0] == [10.0, 20.0, 30.0, 90.0]  # CMA-ES sees the objective
     hist = pd.read_csv(out / "history.csv")
     assert list(hist["best"]) == [20.0, 15.0, 15.0]
     assert list(hist["generation_best"]) == [10.0, 5.0, 1.0]
@@ -439,11 +532,11 @@ def test_a_committed_checkpoint_from_before_objective_files_resumes(tmp_path):
     import shutil
 
     from musclewalk.optimize.driver import Optimization, Settings, release_run_lock
+
     src = Path(__file__).resolve().parents[2] / "models" / "optimized" / "HumanLegs-walk-1.3"
     run = tmp_path / "run"
     shutil.copytree(src, run, ignore=shutil.ignore_patterns("earlier", ".musclewalk.lock"))
-    opt = Optimization(Settings(model="", speed=1.0, generations=0), run, resume=True,
-                       progress=False)
+    opt = Optimization(Settings(model="", speed=1.0, generations=0), run, resume=True, progress=False)
     try:
         assert opt.settings.objective == "geijtenbeek2013"
         assert opt.objective.term_names == ("speed", "headori", "headvel", "slide", "effort")
@@ -461,10 +554,28 @@ def test_a_checkpoint_holds_no_musclewalk_class(tmp_path, capsys):
     objects) still loads."""
     import io
     import pickle
+
     out = tmp_path / "run"
-    assert main(["optimize", "HumanLegs", "--speed", "1.3", "--duration", "0.05", "--generations",
-                 "1", "--evaluator", "serial", "--quiet", "--out", str(out)]) == 0, \
-        capsys.readouterr().err
+    assert (
+        main(
+            [
+                "optimize",
+                "HumanLegs",
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.05",
+                "--generations",
+                "1",
+                "--evaluator",
+                "serial",
+                "--quiet",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    ), capsys.readouterr().err
     data = (out / CHECKPOINT).read_bytes()
     classes = []
 
@@ -485,6 +596,7 @@ def test_a_checkpoint_holds_no_musclewalk_class(tmp_path, capsys):
     (out / CHECKPOINT).write_bytes(pickle.dumps(legacy))
     again_settings, again = load_checkpoint(out / CHECKPOINT)
     assert again_settings.speed == 1.3 and again.generation == 1 and old["format"] == 2
-    assert main(["optimize", "HumanLegs", "--resume", "--generations", "2", "--quiet",
-                 "--out", str(out)]) == 0, capsys.readouterr().err
+    assert (
+        main(["optimize", "HumanLegs", "--resume", "--generations", "2", "--quiet", "--out", str(out)]) == 0
+    ), capsys.readouterr().err
     assert load_checkpoint(out / CHECKPOINT)[1].generation == 2

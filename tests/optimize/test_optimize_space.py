@@ -1,6 +1,7 @@
 """The optimized parameter vector (Table 1): normalized x <-> named values round trips, the
 best.json layout, the model part written into an .osim and the controller part driving a
 simulation."""
+
 import json
 
 import numpy as np
@@ -69,7 +70,8 @@ def test_values_round_trip(space_meta, random_x):
     far = random_x + 100 * np.sign(random_x - 0.5 * (space.lower_x + space.upper_x))
     assert space.values(far) == pytest.approx(space.values(np.clip(far, space.lower_x, space.upper_x)))
     assert space.x_from_values(space.values(far)) == pytest.approx(
-        np.where(far > 0, space.upper_x, space.lower_x), abs=1e-9)
+        np.where(far > 0, space.upper_x, space.lower_x), abs=1e-9
+    )
     # a partial set of values leaves the other coordinates at the template default (x = 0)
     some = dict(list(values.items())[:5])
     x = space.x_from_values(some)
@@ -87,12 +89,11 @@ def test_structured_flatten_round_trip_through_json(space_meta, random_x):
     assert list(structured["model"]["routing"]) == ModelVectors(meta).names("routing")
     reread = json.loads(json.dumps({"parameters": structured}))["parameters"]
     flat = space.flatten(reread)
-    assert flat == values                       # JSON floats round-trip exactly
+    assert flat == values  # JSON floats round-trip exactly
     assert space.x_from_values(flat) == pytest.approx(random_x, abs=1e-9)
 
 
-def test_model_part_in_osim_and_controller_part_in_simulation(space_meta, random_x, humanlegs_osim,
-                                                              tmp_path):
+def test_model_part_in_osim_and_controller_part_in_simulation(space_meta, random_x, humanlegs_osim, tmp_path):
     space, meta = space_meta
     # a moderate candidate (within 1.5 sigma of the defaults) so that the model stays sane
     x = np.clip(0.3 * random_x, space.lower_x, space.upper_x)
@@ -132,16 +133,18 @@ def test_candidate_metadata_follows_the_written_model(humanlegs_osim):
     from musclewalk.model.vectors import ModelVectors
     from musclewalk.optimize.evaluate import Evaluator
     from musclewalk.sim.bridge import control_model_from_meta
+
     ev = Evaluator(str(humanlegs_osim))
     names = ModelVectors(ev.meta)
-    values = {"properties": {n: 0.9 for n in names.names("properties")},
-              "routing": {n: 0.05 for n in names.names("routing")}}
+    values = {
+        "properties": {n: 0.9 for n in names.names("properties")},
+        "routing": {n: 0.05 for n in names.names("routing")},
+    }
     path, meta = ev.candidate_model(values)
     base = {m.name: m for m in ev.meta.muscles}
     for m in meta.muscles:
         assert m.max_isometric_force > 1.5 * base[m.name].max_isometric_force
-    moved = [p.location != q.location for m in meta.muscles
-             for p, q in zip(m.points, base[m.name].points)]
+    moved = [p.location != q.location for m in meta.muscles for p, q in zip(m.points, base[m.name].points)]
     assert any(moved)
     cm = control_model_from_meta(meta, 0.005)
     assert cm.muscles[0].fmax == pytest.approx(meta.muscles[0].max_isometric_force)
@@ -154,6 +157,7 @@ def test_one_spec_and_one_validator_for_every_parameter(space_meta):
     from musclewalk.control.params import ParameterError, ParamSpec
     from musclewalk.optimize.evaluate import check_model_values
     from musclewalk.sim.parameters import split_parameters
+
     space, meta = space_meta
     assert all(type(e) is ParamSpec for e in space.entries)
     by_group = {e.group: e for e in space.entries}

@@ -1,6 +1,7 @@
 """Issue 10 item 4: a parameter file must fit the model it drives (creature, the routing and
 muscle properties its optimization wrote, every controller parameter), or `simulate` refuses
 it in one line before simulating."""
+
 import json
 from pathlib import Path
 
@@ -11,8 +12,21 @@ COMMITTED = REPO / "models" / "optimized" / "HumanLegs-walk-1.3"
 
 
 def simulate(model, params, out, *extra):
-    return main(["simulate", str(model), "--speed", "1.3", "--duration", "0.02", "--params",
-                 str(params), "--out", str(out), *extra])
+    return main(
+        [
+            "simulate",
+            str(model),
+            "--speed",
+            "1.3",
+            "--duration",
+            "0.02",
+            "--params",
+            str(params),
+            "--out",
+            str(out),
+            *extra,
+        ]
+    )
 
 
 def error_line(capsys) -> str:
@@ -42,8 +56,7 @@ def test_a_file_of_another_creature(built_models, tmp_path, capsys):
     params = tmp_path / "ostrich.json"
     params.write_text(json.dumps(data))
     assert simulate(built_models["HumanLegs"], params, tmp_path / "run") == 2
-    assert "creature: the parameters are of 'Ostrich', the model is 'HumanLegs'" in \
-        error_line(capsys)
+    assert "creature: the parameters are of 'Ostrich', the model is 'HumanLegs'" in error_line(capsys)
 
 
 def test_missing_parameters_need_fill_defaults(built_models, tmp_path, capsys):

@@ -1,6 +1,7 @@
 """The pieces of a `musclewalk simulate` run, in the sim stage and callable without argparse:
 Push.parse, Scenario.for_run, RampTerrain.for_run, load_run_parameters, runner.simulate (OpenSim's
 errors as one SimulationError line) and the summary of sim.outputs."""
+
 import json
 import math
 from pathlib import Path
@@ -29,21 +30,24 @@ def test_push_parse():
     assert Push.parse(" 0 , 1e2 ,0") == Push(0.0, (100.0, 0.0, 0.0))
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("1,2", "expected START,FX,FZ (s, N, N), got '1,2'"),
-    ("1,2,3,4", "expected START,FX,FZ"),
-    ("a,2,3", "expected START,FX,FZ"),
-    ("", "expected START,FX,FZ"),
-    ("-1,2,3", "expected START >= 0 and finite FX, FZ (s, N, N), got '-1,2,3'"),
-    ("nan,2,3", "expected START >= 0 and finite FX"),
-    ("1,inf,3", "expected START >= 0 and finite FX"),
-    ("1,2,-inf", "expected START >= 0 and finite FX"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("1,2", "expected START,FX,FZ (s, N, N), got '1,2'"),
+        ("1,2,3,4", "expected START,FX,FZ"),
+        ("a,2,3", "expected START,FX,FZ"),
+        ("", "expected START,FX,FZ"),
+        ("-1,2,3", "expected START >= 0 and finite FX, FZ (s, N, N), got '-1,2,3'"),
+        ("nan,2,3", "expected START >= 0 and finite FX"),
+        ("1,inf,3", "expected START >= 0 and finite FX"),
+        ("1,2,-inf", "expected START >= 0 and finite FX"),
+    ],
+)
 def test_push_parse_refuses(spec, message):
     with pytest.raises(ValueError) as info:
         Push.parse(spec)
     assert str(info.value).startswith(message)
-    assert "--push" not in str(info.value)          # the option's name is the CLI's to add
+    assert "--push" not in str(info.value)  # the option's name is the CLI's to add
 
 
 # ----------------------------------------------------------------------- Scenario.for_run
@@ -55,25 +59,36 @@ def test_scenario_for_run_defaults():
 
 def test_scenario_for_run_pushes_heading_and_seed():
     given = [Push(0.5, (10.0, 0.0, 0.0))]
-    s = Scenario.for_run(1.2, 8.0, heading_deg=20.0, turn_rate_deg=12.0, pushes=given,
-                         n_random_pushes=3, push_magnitude=80.0, seed=4,
-                         control_interval=0.0025, terminate=False)
+    s = Scenario.for_run(
+        1.2,
+        8.0,
+        heading_deg=20.0,
+        turn_rate_deg=12.0,
+        pushes=given,
+        n_random_pushes=3,
+        push_magnitude=80.0,
+        seed=4,
+        control_interval=0.0025,
+        terminate=False,
+    )
     # the given pushes first, then the random ones of the seed; the caller's list untouched
     assert s.pushes == given + random_pushes(3, 80.0, 4)
     assert given == [Push(0.5, (10.0, 0.0, 0.0))]
     assert (s.control_interval, s.terminate) == (0.0025, False)
-    expected = HeadingPath(initial=math.radians(20.0), turn_rate=math.radians(12.0), seed=4,
-                           duration=8.0)
+    expected = HeadingPath(initial=math.radians(20.0), turn_rate=math.radians(12.0), seed=4, duration=8.0)
     times = np.arange(0, 8.0, 0.05)
     assert [s.heading_at(t) for t in times] == [expected(t) for t in times]
     assert s.heading_at(0.0) == pytest.approx(math.radians(20.0), abs=math.radians(0.2))
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(speed=0.0, duration=1.0), "speed"),
-    (dict(speed=1.0, duration=1e6), "duration"),
-    (dict(speed=1.0, duration=1.0, control_interval=0.01), "control interval"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(speed=0.0, duration=1.0), "speed"),
+        (dict(speed=1.0, duration=1e6), "duration"),
+        (dict(speed=1.0, duration=1.0, control_interval=0.01), "control interval"),
+    ],
+)
 def test_scenario_for_run_validates(kwargs, message):
     with pytest.raises(ValueError, match=message):
         Scenario.for_run(**kwargs)
@@ -125,24 +140,26 @@ def test_load_run_parameters_checks_against_the_model(tmp_path):
         load_run_parameters(half, meta, model)
     filled = load_run_parameters(half, meta, model, fill_defaults=True)
     assert len(filled) == len(values) - 1
-    assert filled == check_parameter_file(half, meta, _tree(model), _control(meta),
-                                          fill_defaults=True)
+    assert filled == check_parameter_file(half, meta, _tree(model), _control(meta), fill_defaults=True)
 
 
 def _tree(model):
     from musclewalk.model.vectors import parse_osim
+
     return parse_osim(model)
 
 
 def _control(meta):
     from musclewalk.constants import CONTROL_INTERVAL
     from musclewalk.sim.bridge import control_model_from_meta
+
     return control_model_from_meta(meta, CONTROL_INTERVAL)
 
 
 # -------------------------------------------------------------------------- runner.simulate
 class _FakeSimulator:
     """Stands in for Simulator: records its calls; ``fail`` says where to raise what."""
+
     fail: dict = {}
     made: list = []
 
@@ -171,6 +188,7 @@ def fake_simulator(monkeypatch):
         monkeypatch.setattr(_FakeSimulator, "made", [])
         monkeypatch.setattr(runner, "Simulator", _FakeSimulator)
         return _FakeSimulator
+
     return make
 
 
@@ -179,8 +197,11 @@ def test_simulate_records_one_run(fake_simulator):
     scenario = Scenario(duration=1.0, control_interval=0.0025)
     sim, result = simulate("m.osim", scenario, {"a": 1.0}, meta="META", terrain="T", source="p.json")
     assert result == "result" and sim is fake.made[0]
-    assert sim.calls == [("init", "m.osim", "META", 0.0025, "T"), ("split", {"a": 1.0}, "p.json"),
-                         ("run", scenario, {"a": 1.0}, True)]
+    assert sim.calls == [
+        ("init", "m.osim", "META", 0.0025, "T"),
+        ("split", {"a": 1.0}, "p.json"),
+        ("run", scenario, {"a": 1.0}, True),
+    ]
 
 
 def test_simulate_model_opensim_refuses(fake_simulator):
@@ -188,15 +209,20 @@ def test_simulate_model_opensim_refuses(fake_simulator):
     with pytest.raises(SimulationError) as info:
         simulate("m.osim", Scenario())
     assert str(info.value) == "m.osim: OpenSim cannot read the model: bad"
-    assert isinstance(info.value, ValueError)        # `main` prints it in one line, exit 2
+    assert isinstance(info.value, ValueError)  # `main` prints it in one line, exit 2
 
 
-@pytest.mark.parametrize("error, line", [
-    (RuntimeError("SimTK Exception thrown\n  at line 3\n"),
-     "m.osim: OpenSim failed while simulating: SimTK Exception thrown"),
-    (RuntimeError("  \n"), "m.osim: OpenSim failed while simulating: RuntimeError"),
-    (EngineError("no state"), "m.osim: OpenSim failed while simulating: no state"),
-])
+@pytest.mark.parametrize(
+    "error, line",
+    [
+        (
+            RuntimeError("SimTK Exception thrown\n  at line 3\n"),
+            "m.osim: OpenSim failed while simulating: SimTK Exception thrown",
+        ),
+        (RuntimeError("  \n"), "m.osim: OpenSim failed while simulating: RuntimeError"),
+        (EngineError("no state"), "m.osim: OpenSim failed while simulating: no state"),
+    ],
+)
 def test_simulate_state_opensim_refuses_is_one_line(fake_simulator, error, line):
     fake_simulator(run=error)
     with pytest.raises(SimulationError) as info:
@@ -204,25 +230,41 @@ def test_simulate_state_opensim_refuses_is_one_line(fake_simulator, error, line)
     assert str(info.value) == line
 
 
-@pytest.mark.parametrize("where, error", [("split", ParameterError("p.json: x: unknown")),
-                                          ("run", KeyboardInterrupt())])
+@pytest.mark.parametrize(
+    "where, error", [("split", ParameterError("p.json: x: unknown")), ("run", KeyboardInterrupt())]
+)
 def test_simulate_passes_other_errors_on(fake_simulator, where, error):
     fake = fake_simulator(**{where: error})
     with pytest.raises(type(error)):
         simulate("m.osim", Scenario())
-    if where == "split":                             # bad parameters: nothing simulated
+    if where == "split":  # bad parameters: nothing simulated
         assert [c[0] for c in fake.made[0].calls] == ["init", "split"]
 
 
 def test_cli_opensim_failure_is_one_line(built_models, tmp_path, monkeypatch, one_error):
     def refuse(*args, **kwargs):
         raise RuntimeError("SimTK Exception thrown at State.cpp\nmore detail")
+
     monkeypatch.setattr(Simulator, "run", refuse)
     out = tmp_path / "run"
-    line = one_error(main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3",
-                           "--duration", "0.02", "--out", str(out)]))
-    assert line == (f"musclewalk simulate: error: {built_models['HumanLegs']}: OpenSim failed "
-                    "while simulating: SimTK Exception thrown at State.cpp")
+    line = one_error(
+        main(
+            [
+                "simulate",
+                str(built_models["HumanLegs"]),
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.02",
+                "--out",
+                str(out),
+            ]
+        )
+    )
+    assert line == (
+        f"musclewalk simulate: error: {built_models['HumanLegs']}: OpenSim failed "
+        "while simulating: SimTK Exception thrown at State.cpp"
+    )
     assert not out.exists()
 
 
@@ -231,23 +273,41 @@ def test_run_settings():
     pushes = [Push(1.0, (10.0, 0.0, 5.0))]
     scenario = Scenario(pushes=pushes)
     assert run_settings(scenario) == {
-        "parameters": "defaults", "pushes": [{"start": 1.0, "force": (10.0, 0.0, 5.0),
-                                              "duration": PUSH_DURATION}],
-        "heading_deg": 0.0, "turn_rate_deg_s": 0.0, "seed": 0, "terrain_max_slope_deg": None}
-    settings = run_settings(Scenario(), Path("run/best.json"), heading_deg=20.0,
-                            turn_rate_deg=12.0, seed=3, terrain_slope_deg=5.0)
-    assert settings == {"parameters": "run/best.json", "pushes": [], "heading_deg": 20.0,
-                        "turn_rate_deg_s": 12.0, "seed": 3, "terrain_max_slope_deg": 5.0}
+        "parameters": "defaults",
+        "pushes": [{"start": 1.0, "force": (10.0, 0.0, 5.0), "duration": PUSH_DURATION}],
+        "heading_deg": 0.0,
+        "turn_rate_deg_s": 0.0,
+        "seed": 0,
+        "terrain_max_slope_deg": None,
+    }
+    settings = run_settings(
+        Scenario(), Path("run/best.json"), heading_deg=20.0, turn_rate_deg=12.0, seed=3, terrain_slope_deg=5.0
+    )
+    assert settings == {
+        "parameters": "run/best.json",
+        "pushes": [],
+        "heading_deg": 20.0,
+        "turn_rate_deg_s": 12.0,
+        "seed": 3,
+        "terrain_max_slope_deg": 5.0,
+    }
     json.dumps(settings)
 
 
 def test_summary_line():
-    summary = {"terminated": False, "termination_reason": None, "simulated_time": 10.0,
-               "distance": 12.346, "mean_forward_speed": 1.234, "wall_time": 31.26}
+    summary = {
+        "terminated": False,
+        "termination_reason": None,
+        "simulated_time": 10.0,
+        "distance": 12.346,
+        "mean_forward_speed": 1.234,
+        "wall_time": 31.26,
+    }
     assert summary_line("Human", summary, Path("run")) == (
-        "Human: ran the full 10.00 s; distance 12.35 m, mean forward speed 1.23 m/s; "
-        "wall 31.3 s; wrote run")
+        "Human: ran the full 10.00 s; distance 12.35 m, mean forward speed 1.23 m/s; wall 31.3 s; wrote run"
+    )
     summary.update(terminated=True, termination_reason="fall", simulated_time=0.384)
     assert summary_line("Human", summary, "out/x") == (
         "Human: terminated by fall at 0.38 s; distance 12.35 m, mean forward speed 1.23 m/s; "
-        "wall 31.3 s; wrote out/x")
+        "wall 31.3 s; wrote out/x"
+    )

@@ -1,6 +1,7 @@
 """`musclewalk simulate --out DIR`: the folder is replaced as a whole when the simulation has
 finished (no stale files of an earlier run, an interrupted or failed run leaves the old folder
 intact), and bad options or output folders are one error line before anything is simulated."""
+
 import json
 import shutil
 
@@ -16,10 +17,19 @@ DURATION = "0.02"
 
 
 def _simulate(built_models, out, *extra):
-    return main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
-                 DURATION, "--out", str(out), *map(str, extra)])
-
-
+    return main(
+        [
+            "simulate",
+            str(built_models["HumanLegs"]),
+            "--speed",
+            "1.3",
+            "--duration",
+            DURATION,
+            "--out",
+            str(out),
+            *map(str, extra),
+        ]
+    )
 
 
 def _snapshot(folder):
@@ -33,8 +43,10 @@ def _no_temporaries(parent):
 @pytest.fixture
 def no_simulation(monkeypatch):
     """Fail the test if anything gets as far as simulating."""
+
     def run(*args, **kwargs):
         raise AssertionError("simulated despite bad input")
+
     monkeypatch.setattr(Simulator, "run", run)
 
 
@@ -70,6 +82,7 @@ def test_interrupted_simulation_keeps_the_old_folder(built_models, old_run, capf
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
+
     monkeypatch.setattr(Simulator, "run", interrupted)
     line = one_error(_simulate(built_models, old_run), expected=130)
     assert line == "musclewalk simulate: interrupted"
@@ -85,6 +98,7 @@ def test_interrupt_while_writing_keeps_the_old_folder(built_models, old_run, cap
         write_all(folder, *args)
         (folder / "summary.json").write_text('{"half": ')
         raise KeyboardInterrupt
+
     monkeypatch.setattr(outputs, "_write_all", half_written)
     line = one_error(_simulate(built_models, old_run), expected=130)
     assert "interrupted" in line
@@ -139,27 +153,42 @@ def test_out_holding_the_model(built_models, old_run, capfd, no_simulation, one_
     shutil.copy(built_models["HumanLegs"], model)
     shutil.copy(built_models["HumanLegs"].with_name("HumanLegs.meta.json"), old_run)
     before = _snapshot(old_run)
-    code = main(["simulate", str(model), "--speed", "1.3", "--duration", DURATION,
-                 "--out", str(old_run)])
+    code = main(["simulate", str(model), "--speed", "1.3", "--duration", DURATION, "--out", str(old_run)])
     line = one_error(code)
     assert str(model) in line and "--out" in line
     assert _snapshot(old_run) == before
 
 
-@pytest.mark.parametrize("option, value", [
-    ("--push", "0.1,nan,0"), ("--push", "nan,10,0"), ("--push", "0.1,10,inf"),
-    ("--heading", "nan"), ("--heading", "inf"),
-    ("--turn-rate", "nan"), ("--turn-rate", "inf"), ("--turn-rate", "-5"),
-    ("--push-magnitude", "nan"), ("--push-magnitude", "-inf"),
-    ("--seed", "-1"),
-    ("--control-interval", "nan"), ("--control-interval", "0"), ("--control-interval", "-0.001"),
-    ("--control-interval", "0.01"),
-    ("--speed", "nan"), ("--speed", "inf"), ("--duration", "nan"), ("--duration", "inf"),
-    ("--terrain-slope", "nan"), ("--terrain-slope", "60"),
-    ("--random-pushes", "-1"),
-])
-def test_bad_number_is_one_line_before_simulating(built_models, tmp_path, capfd, no_simulation,
-                                                  option, value, one_error):
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("--push", "0.1,nan,0"),
+        ("--push", "nan,10,0"),
+        ("--push", "0.1,10,inf"),
+        ("--heading", "nan"),
+        ("--heading", "inf"),
+        ("--turn-rate", "nan"),
+        ("--turn-rate", "inf"),
+        ("--turn-rate", "-5"),
+        ("--push-magnitude", "nan"),
+        ("--push-magnitude", "-inf"),
+        ("--seed", "-1"),
+        ("--control-interval", "nan"),
+        ("--control-interval", "0"),
+        ("--control-interval", "-0.001"),
+        ("--control-interval", "0.01"),
+        ("--speed", "nan"),
+        ("--speed", "inf"),
+        ("--duration", "nan"),
+        ("--duration", "inf"),
+        ("--terrain-slope", "nan"),
+        ("--terrain-slope", "60"),
+        ("--random-pushes", "-1"),
+    ],
+)
+def test_bad_number_is_one_line_before_simulating(
+    built_models, tmp_path, capfd, no_simulation, option, value, one_error
+):
     out = tmp_path / "run"
     line = one_error(_simulate(built_models, out, f"{option}={value}"))
     assert line.startswith(f"musclewalk simulate: error: {option}:"), line

@@ -1,4 +1,5 @@
 """Short real OpenSim simulations: outputs, moment arms, ground reaction forces."""
+
 import json
 
 import numpy as np
@@ -20,8 +21,20 @@ def humanlegs(built_models):
 def test_simulate_writes_outputs_that_opensim_reads(built_models, tmp_path, capsys, name):
     osim = import_opensim()
     out = tmp_path / "run"
-    code = main(["simulate", str(built_models[name]), "--speed", "1.3", "--duration", "0.3",
-                 "--out", str(out), "--push", "0.1,50,0"])
+    code = main(
+        [
+            "simulate",
+            str(built_models[name]),
+            "--speed",
+            "1.3",
+            "--duration",
+            "0.3",
+            "--out",
+            str(out),
+            "--push",
+            "0.1,50,0",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     summary = json.loads((out / "summary.json").read_text())
     assert summary["simulated_time"] == pytest.approx(0.3) or summary["terminated"]
@@ -59,14 +72,25 @@ def test_moment_arm_vectors_match_opensim(humanlegs):
     import_opensim()
     sim = humanlegs
     eng = sim.engine
-    s = eng.initial_state({"hip_flexion_r": 0.4, "hip_adduction_r": -0.1, "knee_angle_r": 0.7,
-                           "ankle_angle_r": -0.2, "root_pitch": 0.1}, {})
+    s = eng.initial_state(
+        {
+            "hip_flexion_r": 0.4,
+            "hip_adduction_r": -0.1,
+            "knee_angle_r": 0.7,
+            "ankle_angle_r": -0.2,
+            "root_pitch": 0.1,
+        },
+        {},
+    )
     eng.start(s, np.full(20, 0.02))
     raw = eng.read()
     sensors = sim.bridge.sensors(raw)
     idx = eng.body_index
-    axes = {"hip_flexion_r": (idx["pelvis"], [0, 0, 1]), "knee_angle_r": (idx["upper_leg_r"], [0, 0, -1]),
-            "ankle_angle_r": (idx["lower_leg_r"], [0, 0, 1])}
+    axes = {
+        "hip_flexion_r": (idx["pelvis"], [0, 0, 1]),
+        "knee_angle_r": (idx["upper_leg_r"], [0, 0, -1]),
+        "ankle_angle_r": (idx["lower_leg_r"], [0, 0, 1]),
+    }
     joint_of = {"hip_flexion_r": "hip_r", "knee_angle_r": "knee_r", "ankle_angle_r": "ankle_r"}
     joints = [j.name for j in sim.meta.joints]
     cm = sim.control_model
@@ -123,15 +147,14 @@ def test_contact_centres_are_computed_once_per_read(humanlegs):
     centres = bridge.contact_centres(raw)
     assert bridge.contact_centres(raw) is centres
     with pytest.raises(ValueError):
-        centres[0, 0] = 0.0                       # shared: read only
+        centres[0, 0] = 0.0  # shared: read only
     points = bridge.contact_points(raw)
     np.testing.assert_array_equal(points[:, 1], centres[:, 1] - bridge.contact_radius)
     np.testing.assert_array_equal(points[:, [0, 2]], centres[:, [0, 2]])
     np.testing.assert_array_equal(sensors.foot_pos[0], points[bridge.contact_foot == 0].mean(axis=0))
     assert eng.advance(0.005)
     raw = eng.read()
-    np.testing.assert_array_equal(bridge.contact_centres(raw),
-                                  eng.contact_centres(raw.body_pos, raw.body_R))
+    np.testing.assert_array_equal(bridge.contact_centres(raw), eng.contact_centres(raw.body_pos, raw.body_R))
     assert bridge.contact_centres(raw) is not centres
 
 
@@ -145,31 +168,89 @@ def test_pushes_and_termination_reported(humanlegs):
 
 def test_bad_simulate_input(built_models, tmp_path, capsys):
     out = tmp_path / "bad"
-    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
-                 "-1", "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                str(built_models["HumanLegs"]),
+                "--speed",
+                "1.3",
+                "--duration",
+                "-1",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "--duration" in capsys.readouterr().err
     params = tmp_path / "p.json"
     params.write_text(json.dumps({"controller": {"fsm.d_lift": float("nan")}}))
-    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
-                 "0.1", "--params", str(params), "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                str(built_models["HumanLegs"]),
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.1",
+                "--params",
+                str(params),
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "fsm.d_lift" in capsys.readouterr().err
     params.write_text(json.dumps({"no.such": 1}))
-    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
-                 "0.1", "--params", str(params), "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                str(built_models["HumanLegs"]),
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.1",
+                "--params",
+                str(params),
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "no.such: unknown parameter" in capsys.readouterr().err
     params.write_text(json.dumps({"fsm.d_lift": 99}))
-    assert main(["simulate", str(built_models["HumanLegs"]), "--speed", "1.3", "--duration",
-                 "0.1", "--params", str(params), "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "simulate",
+                str(built_models["HumanLegs"]),
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.1",
+                "--params",
+                str(params),
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     assert "outside" in capsys.readouterr().err
     bad_model = tmp_path / "broken.osim"
     bad_model.write_text("<OpenSimDocument><Model")
-    assert main(["simulate", str(bad_model), "--speed", "1", "--duration", "0.1",
-                 "--out", str(out)]) == 2
+    assert main(["simulate", str(bad_model), "--speed", "1", "--duration", "0.1", "--out", str(out)]) == 2
     assert not out.exists()
 
 
 def test_ramp_terrain_profile_is_continuous():
     from musclewalk.sim.terrain import RampTerrain
+
     terrain = RampTerrain(5.0, seed=3, length=10)
     x = np.linspace(-2, 11, 2001)
     h = terrain.height(x)
@@ -185,6 +266,7 @@ def test_creature_stands_on_a_ramp(built_models):
     """Standing on a sloped segment: feet rest on the terrain surface (not on y = 0) and the
     ground reaction carries body weight, tilted with the slope's normal."""
     from musclewalk.sim.terrain import RampTerrain
+
     terrain = RampTerrain(8.0, seed=5, length=8)
     x = 4.5
     i = int(terrain.segment_of(x))
@@ -204,7 +286,7 @@ def test_creature_stands_on_a_ramp(built_models):
     assert loaded.sum() >= 2
     gap = points[loaded, 1] - terrain.height(points[loaded, 0])
     assert np.all(np.abs(gap) < 0.02)
-    assert abs(terrain.height(x)) > 0.02          # really above/below the flat ground
+    assert abs(terrain.height(x)) > 0.02  # really above/below the flat ground
     total = raw.contact_force.sum(axis=0)
     assert total[1] == pytest.approx(sim.meta.total_mass * 9.80665, rel=0.15)
 
@@ -214,6 +296,7 @@ def test_controller_on_the_real_model_drives_the_swing_leg_forward(humanlegs):
     and inhibits the left hip extensors; with the right leg in stance and the trunk leaning back
     of its target, the right (stance) hip flexors pull the trunk forward."""
     from musclewalk.control.controller import Controller
+
     sim = humanlegs
     eng = sim.engine
     s = eng.initial_state({"hip_flexion_l": -0.4, "root_pitch": 0.15}, {})
@@ -261,13 +344,14 @@ def test_the_first_excitations_drive_the_first_interval(built_models):
     used to run on the 0.02 set before the Manager was initialized)."""
     from musclewalk.model.meta import load_meta
     from musclewalk.sim.engine import OpenSimEngine
+
     path = built_models["HumanLegs"]
     eng = OpenSimEngine(path, load_meta(path))
     activations = []
     for u in (0.02, 1.0):
         eng.start(eng.initial_state({}, {}))
         eng.read()
-        eng.set_excitations(np.full(20, u))       # the controller's first output
+        eng.set_excitations(np.full(20, u))  # the controller's first output
         assert eng.advance(0.005)
         activations.append(eng.muscle_states().activation.mean())
     # a first-order activation with a 10 ms time constant: about 40 % of the way in 5 ms

@@ -1,4 +1,5 @@
 """OpenSim Storage text files (.sto / .mot): what `write_storage` writes, `read_storage` reads."""
+
 import numpy as np
 import pytest
 
