@@ -16,9 +16,12 @@ from ..constants import CONTROL_INTERVAL
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, touch_downs
 from ..measures.integral import StepIntegral
-from ..measures.metabolics import BASAL_RATE, metabolic_rate, muscle_masses
+from ..measures.metabolics import BASAL_RATE, metabolic_rate, metabolic_rates, muscle_masses
 from ..model.meta import load_meta
 from ..sim.outputs import read_storage
+
+HEAT_TERMS = ("activation_heat", "maintenance_heat", "shortening_heat", "positive_work")
+ENGAGED_TORQUE = 1.0  # N m: a joint limit carrying more is counted as engaged
 
 RUN_KEYS = (
     "model",
@@ -77,6 +80,17 @@ def summarize(sim_dir) -> dict:
             for k in range(len(muscles))
         ]
     )
+    # every sample but the last stands for one control interval (as in the energy integral)
+    per_interval = slice(0, max(len(muscles) - 1, 1))
+    heat = metabolic_rates(mm, exc, act, nfl, vel, force, active)
+    by_muscle = {
+        name: {
+            **{f"{term}_W": float(h[per_interval, i].mean()) for term, h in zip(HEAT_TERMS, heat)},
+            "mean_activation": float(act[per_interval, i].mean()),
+        }
+        for i, name in enumerate(names)
+    }
+    by_muscle = dict(sorted(by_muscle.items(), key=lambda kv: -sum(kv[1][f"{t}_W"] for t in HEAT_TERMS)))
     time = muscles["time"].to_numpy()
     simulated_time = float(summary["simulated_time"])
     energy_integral = StepIntegral(["energy"], float(summary.get("control_interval", CONTROL_INTERVAL)))
@@ -114,7 +128,29 @@ def summarize(sim_dir) -> dict:
         "stride_frequency_Hz": stride_frequency,
         "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
         "body_mass_kg": mass,
+        # where the energy goes: mean W of each heat term per muscle, the costliest first
+        "metabolic_by_muscle": by_muscle,
+        "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
     }
+
+
+def _joint_limit_torques(path: Path) -> dict | None:
+    """Per joint limit (the model's ligaments), the costliest first: mean and peak |torque|
+    (N m) and the fraction of control steps it is engaged (|torque| > 1 N m); None for a run
+    folder written before joint_limits.csv existed."""
+    if not path.is_file():
+        return None
+    table = pd.read_csv(path)
+    torque = np.abs(table.drop(columns="time").to_numpy())[: max(len(table) - 1, 1)]
+    rows = {
+        name: {
+            "mean_abs_Nm": float(torque[:, j].mean()),
+            "max_abs_Nm": float(torque[:, j].max()),
+            "engaged_fraction": float((torque[:, j] > ENGAGED_TORQUE).mean()),
+        }
+        for j, name in enumerate(table.columns.drop("time"))
+    }
+    return dict(sorted(rows.items(), key=lambda kv: -kv[1]["mean_abs_Nm"]))
 
 
 def write_summary(sim_dir, out_json) -> dict:

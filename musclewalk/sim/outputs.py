@@ -1,12 +1,15 @@
 """Files a user opens after a simulation: states.sto (OpenSim states, loads with the model in
 the OpenSim GUI), kinematics.mot (coordinates, degrees), grf.mot + grf_loads.xml (ground reaction
-forces as ExternalLoads the OpenSim tools accept), muscles.csv, controller.csv, summary.json.
+forces as ExternalLoads the OpenSim tools accept), muscles.csv, joint_limits.csv, controller.csv,
+summary.json.
 Everything is written into a temporary folder first, which replaces the output folder as a whole
 when complete: an earlier run's folder stays intact until then, and none of its files (nor files
 written into it later, e.g. an analysis) remain next to the new ones.
 
 muscles.csv columns per muscle: excitation, activation, force (tendon, N), norm_fiber_length,
-fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N)."""
+fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N).
+joint_limits.csv: the generalized force of each joint limit (CoordinateLimitForce, the model's
+ligaments; N m, 0 inside the limits) by its name in the model."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ FILES = (
     "grf.mot",
     "grf_loads.xml",
     "muscles.csv",
+    "joint_limits.csv",
     "controller.csv",
     "summary.json",
 )
@@ -158,6 +162,10 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
         muscles[f"{n}.fiber_force"] = mstate[:, 3, i]
         muscles[f"{n}.active_fiber_force"] = mstate[:, 4, i]
     pd.DataFrame(muscles).to_csv(folder / "muscles.csv", index=False, float_format="%.6g")
+    limits = np.array(rec.limit_torque).reshape(len(time), len(engine.limit_names))
+    pd.DataFrame({"time": time, **dict(zip(engine.limit_names, limits.T))}).to_csv(
+        folder / "joint_limits.csv", index=False, float_format="%.6g"
+    )
     pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False, float_format="%.6g")
     summary = {
         "model": str(sim.engine.path),

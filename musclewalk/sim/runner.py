@@ -35,6 +35,7 @@ class Recording:
     controller: list = field(default_factory=list)
     com: list = field(default_factory=list)
     muscle_state: list = field(default_factory=list)  # (5, nm): MuscleState.as_array()
+    limit_torque: list = field(default_factory=list)  # (n_limits,) N m, engine.limit_names order
 
 
 class Recorder:
@@ -65,6 +66,7 @@ class Recorder:
         rec.controller.append(self.controller.log_row())
         rec.com.append(raw.com_pos.copy())
         rec.muscle_state.append(engine.muscle_states().as_array())
+        rec.limit_torque.append(engine.limit_torques())
 
 
 @dataclass

@@ -117,3 +117,27 @@ def test_summary_without_a_key(run_dir, tmp_path, capfd, one_error):
     line = one_error(_analyze(broken, "-o", tmp_path / "a.json"))
     assert str(broken / "summary.json") in line and "model" in line
     assert not (tmp_path / "a.json").exists()
+
+
+def test_summary_says_where_the_energy_goes_and_which_joint_limits_carry_load(run_dir, tmp_path):
+    """metabolic_by_muscle: the heat terms per muscle add up (with the basal rate) to the mean
+    metabolic rate; joint_limit_torques: one entry per joint limit of joint_limits.csv."""
+    import pandas as pd
+
+    from musclewalk.analysis.summary import BASAL_RATE, HEAT_TERMS
+
+    assert _analyze(run_dir, "-o", tmp_path / "a.json") == 0
+    summary = json.loads((tmp_path / "a.json").read_text())
+    muscles = summary["metabolic_by_muscle"]
+    assert len(muscles) == 20
+    total = sum(m[f"{t}_W"] for m in muscles.values() for t in HEAT_TERMS)
+    basal = BASAL_RATE * summary["body_mass_kg"]
+    assert total + basal == pytest.approx(summary["mean_metabolic_rate_W"], rel=1e-9)
+    costs = [sum(m[f"{t}_W"] for t in HEAT_TERMS) for m in muscles.values()]
+    assert costs == sorted(costs, reverse=True)
+    assert all(0.0 <= m["mean_activation"] <= 1.0 for m in muscles.values())
+    limits = pd.read_csv(run_dir / "joint_limits.csv")
+    assert set(summary["joint_limit_torques"]) == set(limits.columns) - {"time"}
+    assert "limit_knee_angle_r" in summary["joint_limit_torques"]
+    for row in summary["joint_limit_torques"].values():
+        assert 0.0 <= row["mean_abs_Nm"] <= row["max_abs_Nm"] and 0.0 <= row["engaged_fraction"] <= 1.0
