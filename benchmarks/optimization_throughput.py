@@ -82,14 +82,14 @@ def report(label: str, state, recorded: list, workers: int) -> list[float]:
         wall = row["generation_wall"]
         walls.append(wall)
         n = len(results)
-        simulated = sum(r["simulated_time"] for r in results)
-        full = sum(not r["terminated"] for r in results)
-        failed = sum(r["error"] is not None for r in results)
-        busy = sum(r["wall_time"] for r in results) / (workers * wall)
+        simulated = sum(r.simulated_time for r in results)
+        full = sum(not r.terminated for r in results)
+        failed = sum(r.error is not None for r in results)
+        busy = sum(r.wall_time for r in results) / (workers * wall)
         reasons: dict = {}
         for r in results:
-            if r["terminated"]:
-                reasons[r["reason"]] = reasons.get(r["reason"], 0) + 1
+            if r.terminated:
+                reasons[r.reason] = reasons.get(r.reason, 0) + 1
         ended = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())) or "none"
         print(
             f"  {label} generation {row['generation']}: {wall:7.1f} s, "

@@ -39,7 +39,7 @@ from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
-from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationTask
+from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
 from .evaluators import make_evaluator
 from .space import ParameterSpace
 
@@ -150,14 +150,18 @@ class State:
     generation: int = 0
     evaluations: int = 0
     wall_time: float = 0.0
-    best_score: float = math.inf
     best_x: np.ndarray | None = None
-    best_result: dict | None = None
+    best_result: EvaluationResult | None = None
     best_generation: int = -1
     thresholds_met_at: int | None = None
     history: list = field(default_factory=list)
     failures: int = 0
     failure_log: list = field(default_factory=list)  # {generation, candidate, error}
+
+    @property
+    def best_score(self) -> float:
+        """The reported best's objective (inf before the first generation)."""
+        return self.best_result.score if self.best_result is not None else math.inf
 
 
 def _scheduler_address(client) -> str | None:
@@ -205,6 +209,9 @@ def load_checkpoint(path: Path) -> tuple[Settings, State]:
                 setattr(obj, f.name, default)
     if hasattr(settings, "timeout"):  # the wall-clock evaluation limit of earlier versions
         del settings.timeout
+    if isinstance(state.best_result, Mapping):  # stored as plain data
+        state.best_result = EvaluationResult.from_dict(state.best_result)
+    state.__dict__.pop("best_score", None)  # a field of earlier versions, now derived
     return settings, state
 
 
@@ -311,14 +318,14 @@ def scaled_passive_model(model: Path, out: Path, factors: Mapping[str, float]) -
     return target
 
 
-def best_key(result: Mapping | None) -> tuple:
+def best_key(result: EvaluationResult | None) -> tuple:
     """Ordering of the reported best (CMA-ES itself ranks by objective alone): a candidate that ran
     the full t_max beats any that a termination rule stopped, however low the latter's objective
     (§5 charges a fall only E_speed = 1 for the time left, so one near the end can score lower
     than a walker); among equals the lower objective wins. No result yet: worst of all."""
     if result is None:
         return (True, math.inf)
-    return (bool(result["terminated"]), result["score"])
+    return (bool(result.terminated), result.score)
 
 
 class Optimization:
@@ -553,7 +560,7 @@ class Optimization:
         cannot work)."""
         st = self.state
         results = evaluator.map(self.task, [self.space.values(x) for x in X])
-        failed = [(k, r["error"]) for k, r in enumerate(results) if r["error"] is not None]
+        failed = [(k, r.error) for k, r in enumerate(results) if r.error is not None]
         if st.generation == 0 and len(failed) == len(results):
             raise OptimizationError(
                 f"{self.settings.model}: every evaluation of the first generation failed; the "
@@ -568,11 +575,11 @@ class Optimization:
     def _tell(self, X, results: list[dict]) -> list[float]:
         """CMA-ES ranks by the objective alone; the generation is counted."""
         st = self.state
-        scores = [r["score"] for r in results]
+        scores = [r.score for r in results]
         st.es.tell(X, scores)
         st.generation += 1
         st.evaluations += len(X)
-        st.failures += sum(r["error"] is not None for r in results)
+        st.failures += sum(r.error is not None for r in results)
         return scores
 
     def _keep_best(self, X, results: list[dict]) -> None:
@@ -581,9 +588,9 @@ class Optimization:
         st = self.state
         preferred = min(range(len(X)), key=lambda k: best_key(results[k]))
         if best_key(results[preferred]) < best_key(st.best_result):
-            st.best_score, st.best_x = results[preferred]["score"], np.array(X[preferred])
+            st.best_x = np.array(X[preferred])
             st.best_result, st.best_generation = results[preferred], st.generation
-        if st.best_result and st.best_result.get("thresholds_met") and st.thresholds_met_at is None:
+        if st.best_result and st.best_result.thresholds_met and st.thresholds_met_at is None:
             st.thresholds_met_at = st.generation
 
     def _history_row(self, scores: list[float], elapsed: float) -> dict:
@@ -598,10 +605,10 @@ class Optimization:
             "wall_time": st.wall_time,
             "failures": st.failures,
             "generation_wall": elapsed,
-            "best_simulated_time": st.best_result["simulated_time"],
+            "best_simulated_time": st.best_result.simulated_time,
         }
-        row.update({f"term_{k}": st.best_result["terms"][k] for k in self.objective.term_names})
-        row.update({f"avg_{k}": st.best_result["averages"][k] for k in self.objective.term_names})
+        row.update({f"term_{k}": st.best_result.terms[k] for k in self.objective.term_names})
+        row.update({f"avg_{k}": st.best_result.averages[k] for k in self.objective.term_names})
         return row
 
     def _show_progress(self, bar, evaluations: int, elapsed: float) -> None:
@@ -611,7 +618,7 @@ class Optimization:
         bar.update(1)
         bar.set_postfix_str(
             f"best {st.best_score:.2f} ["
-            + " ".join(f"{k} {st.best_result['terms'][k]:.2f}" for k in self.objective.term_names)
+            + " ".join(f"{k} {st.best_result.terms[k]:.2f}" for k in self.objective.term_names)
             + f"] {evaluations / elapsed * 60:.0f} eval/min"
         )
 
@@ -624,7 +631,7 @@ class Optimization:
                 f"all objective thresholds met at generation {st.thresholds_met_at}, then "
                 f"{s.extra_generations} more generations"
             )
-        if s.stop_when_walking and st.best_result and not st.best_result["terminated"]:
+        if s.stop_when_walking and st.best_result and not st.best_result.terminated:
             return f"a candidate ran the full t_max at generation {st.best_generation}"
         if st.best_generation >= 0 and st.generation - st.best_generation >= s.stagnation:
             return f"stagnation ({s.stagnation} generations without improvement)"
@@ -657,7 +664,12 @@ class Optimization:
             {
                 "format": CHECKPOINT_FORMAT,
                 "settings": settings,
-                "state": {f.name: getattr(st, f.name) for f in dataclasses.fields(State)},
+                "state": {
+                    f.name: getattr(st, f.name)
+                    if f.name != "best_result" or st.best_result is None
+                    else st.best_result.as_dict()
+                    for f in dataclasses.fields(State)
+                },
             },
         )
 
@@ -675,12 +687,12 @@ class Optimization:
             "evaluations": st.evaluations,
             "wall_time": st.wall_time,
             "objective": st.best_score,
-            "terms": st.best_result["terms"],
-            "averages": st.best_result["averages"],
+            "terms": st.best_result.terms,
+            "averages": st.best_result.averages,
             "objective_name": self.objective.name,
-            "simulated_time": st.best_result["simulated_time"],
-            "terminated": st.best_result["terminated"],
-            "termination_reason": st.best_result["reason"],
+            "simulated_time": st.best_result.simulated_time,
+            "terminated": st.best_result.terminated,
+            "termination_reason": st.best_result.reason,
             "parameters": structured,
         }
         # best.json, optimized.osim and its metadata belong together: written all or none
@@ -714,7 +726,7 @@ class Optimization:
             f"generations: {st.generation}, evaluations: {st.evaluations}, failed evaluations: {st.failures}",
             f"wall time: {st.wall_time:.1f} s ({st.wall_time / 3600:.2f} h)",
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
-            "best terms: " + json.dumps(st.best_result["terms"] if st.best_result else {}),
+            "best terms: " + json.dumps(st.best_result.terms if st.best_result else {}),
             f"thresholds met at generation: {st.thresholds_met_at}",
             f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
             f"backstop {s.backstop():g} s without a finished evaluation"

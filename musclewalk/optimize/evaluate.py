@@ -16,7 +16,7 @@ import copy
 import math
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Mapping
 
@@ -49,18 +49,28 @@ class EvaluationTimeout(Exception):
 
 @dataclass
 class EvaluationResult:
-    score: float
-    terms: dict
-    averages: dict
-    simulated_time: float
-    terminated: bool
-    reason: str | None
-    wall_time: float
-    error: str | None = None
-    thresholds_met: bool = False
+    """One candidate's evaluation, from the worker to the driver, its history and best.json."""
+
+    score: float  # the objective (FAILURE_SCORE when the evaluation failed)
+    terms: dict  # term name -> weighted, thresholded value
+    averages: dict  # term name -> the measure's average over t_max
+    simulated_time: float  # s
+    terminated: bool  # a termination rule (or a failure) ended it before t_max
+    reason: str | None  # the termination rule, or the exception's type
+    wall_time: float  # s
+    error: str | None = None  # why the evaluation failed (None: it simulated)
+    thresholds_met: bool = False  # walked t_max with every term at or under its threshold
 
     def as_dict(self) -> dict:
+        """Plain data (checkpoints keep this, not the class)."""
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: Mapping) -> "EvaluationResult":
+        """From ``as_dict`` output, also of an earlier version (unknown keys dropped, missing
+        optional ones at their defaults)."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in names})
 
 
 @dataclass(frozen=True)
@@ -168,18 +178,19 @@ class Evaluator:
             )
 
 
-def failed_result(error: str, objective: Objective | None = None) -> dict:
+def failed_result(error: str, objective: Objective | None = None) -> EvaluationResult:
+    """The penalized result of an evaluation that produced none (its worker died)."""
     nan = dict.fromkeys((objective or default_objective()).term_names, float("nan"))
-    return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True, "failure", 0.0, error=error).as_dict()
+    return EvaluationResult(FAILURE_SCORE, nan, dict(nan), 0.0, True, "failure", 0.0, error=error)
 
 
 _EVALUATORS: dict[str, Evaluator] = {}
 
 
-def evaluate_task(task: EvaluationTask, values: Mapping[str, float]) -> dict:
+def evaluate_task(task: EvaluationTask, values: Mapping[str, float]) -> EvaluationResult:
     """Entry point for worker processes (multiprocessing or dask): one Evaluator per model
     and process, created on first use."""
     ev = _EVALUATORS.get(task.model)
     if ev is None:
         ev = _EVALUATORS[task.model] = Evaluator(task.model)
-    return ev.evaluate(task, values).as_dict()
+    return ev.evaluate(task, values)

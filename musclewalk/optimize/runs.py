@@ -141,11 +141,11 @@ def complete_run(opt: Optimization, report: Report = report_line) -> State:
         + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items())
     )
     state = opt.run()
-    r = state.best_result or {}
-    end = f"terminated: {r.get('reason')}" if r.get("terminated") else "no termination"
+    r = state.best_result
+    end = f"terminated: {r.reason}" if r is not None and r.terminated else "no termination"
     report(
         f"best objective {state.best_score:.3f} at generation {state.best_generation} "
-        f"(simulated {r.get('simulated_time', 0):.2f} s, {end}); wrote {opt.out}"
+        f"(simulated {r.simulated_time if r is not None else 0:.2f} s, {end}); wrote {opt.out}"
     )
     return state
 

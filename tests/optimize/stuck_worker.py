@@ -3,8 +3,10 @@ never returns for a marked candidate, as a call into OpenSim that stopped making
 
 import time
 
+from musclewalk.optimize.evaluate import EvaluationResult
+
 
 def maybe_hang(task, values):
     if values.get("hang"):
         time.sleep(3600)
-    return {"score": float(values["x"]), "error": None}
+    return EvaluationResult(float(values["x"]), {}, {}, 0.0, False, None, 0.0)

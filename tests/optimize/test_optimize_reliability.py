@@ -139,8 +139,8 @@ def test_a_stuck_worker_is_killed_by_the_wall_clock_backstop(monkeypatch):
         assert time.perf_counter() - t0 < 60
     finally:
         pool.close()
-    assert [r["score"] for r in results[:1] + results[2:]] == [1.0, 3.0, 4.0]
-    assert "wall-clock backstop of 5 s" in results[1]["error"]
+    assert [r.score for r in results[:1] + results[2:]] == [1.0, 3.0, 4.0]
+    assert "wall-clock backstop of 5 s" in results[1].error
 
 
 # ---------------------------------------------------------------- 2. no overwritten results

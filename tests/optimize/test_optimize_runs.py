@@ -21,7 +21,13 @@ from musclewalk.model.meta import load_meta
 from musclewalk.model.vectors import KINDS, ModelVectors, parse_osim
 from musclewalk.opensim_env import import_opensim
 from musclewalk.optimize.driver import CHECKPOINT, Optimization, OptimizationError, Settings, load_checkpoint
-from musclewalk.optimize.evaluate import FAILURE_SCORE, EvaluationTask, Evaluator, evaluate_task
+from musclewalk.optimize.evaluate import (
+    FAILURE_SCORE,
+    EvaluationResult,
+    EvaluationTask,
+    Evaluator,
+    evaluate_task,
+)
 from musclewalk.sim.runner import Simulator
 
 WALL_COLUMNS = ["wall_time", "generation_wall"]
@@ -119,8 +125,8 @@ def test_process_workers_run_writes_outputs(process_run, humanlegs_osim):
     again = evaluate_task(
         EvaluationTask(str(humanlegs_osim.resolve()), 1.3, 0.3), space.flatten(best["parameters"])
     )
-    assert again["error"] is None
-    assert again["score"] == pytest.approx(best["objective"], rel=1e-9)
+    assert again.error is None
+    assert again.score == pytest.approx(best["objective"], rel=1e-9)
 
 
 def test_dask_cluster_run_writes_outputs(dask_run):
@@ -283,8 +289,8 @@ def test_failing_simulation_is_a_penalized_evaluation(evaluator, humanlegs_osim,
         result = evaluator.evaluate(task, {})
         assert_penalized(result, "RuntimeError: SimTK Exception")
         assert result.reason == "RuntimeError"
-        # what worker processes return is the same, as a plain dict
-        assert evaluate_task(task, {})["score"] == FAILURE_SCORE
+        # what worker processes return is the same EvaluationResult
+        assert evaluate_task(task, {}).score == FAILURE_SCORE
 
     # OpenSim itself throws: the candidate model file is unreadable
     real_candidate = Evaluator.candidate_model
@@ -338,7 +344,7 @@ def test_driver_keeps_going_past_failed_evaluations(small_settings, tmp_path, mo
     assert state.generation == 2 and state.evaluations == 8 and state.failures == 4
     hist = pd.read_csv(out / "history.csv")
     assert list(hist["failures"]) == [2, 4]
-    assert state.best_score < FAILURE_SCORE and state.best_result["error"] is None
+    assert state.best_score < FAILURE_SCORE and state.best_result.error is None
     assert "failed evaluations: 4" in (out / "log.txt").read_text()
     assert (out / "best.json").exists() and (out / "optimized.osim").exists()
 
@@ -489,17 +495,15 @@ def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settin
         def map(self, task, values):
             rows = next(plan)
             return [
-                {
-                    "score": s,
-                    "terms": dict.fromkeys(terms, s / 5),
-                    "averages": dict.fromkeys(terms, s / 500),
-                    "simulated_time": 0.3,
-                    "terminated": t,
-                    "reason": "com_height" if t else None,
-                    "wall_time": 0.0,
-                    "error": None,
-                    "thresholds_met": False,
-                }
+                EvaluationResult(
+                    score=s,
+                    terms=dict.fromkeys(terms, s / 5),
+                    averages=dict.fromkeys(terms, s / 500),
+                    simulated_time=0.3,
+                    terminated=t,
+                    reason="com_height" if t else None,
+                    wall_time=0.0,
+                )
                 for s, t in rows
             ]
 
@@ -521,7 +525,7 @@ def test_a_candidate_that_walks_the_full_t_max_is_the_reported_best(small_settin
     hist = pd.read_csv(out / "history.csv")
     assert list(hist["best"]) == [20.0, 15.0, 15.0]
     assert list(hist["generation_best"]) == [10.0, 5.0, 1.0]
-    assert state.best_generation == 2 and not state.best_result["terminated"]
+    assert state.best_generation == 2 and not state.best_result.terminated
     best = json.loads((out / "best.json").read_text())
     assert best["objective"] == 15.0 and best["terminated"] is False
 
