@@ -30,7 +30,6 @@ baseline's own minimum wall s per simulated s.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -52,7 +51,13 @@ from musclewalk.sim.runner import Simulator  # noqa: E402
 from musclewalk.sim.scenario import Scenario  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from simulation_speed import DEFAULT_RUNS, IntegratorLog, load_walker, machine  # noqa: E402
+from simulation_speed import (  # noqa: E402
+    IntegratorLog,
+    load_walker,
+    machine,
+    parse_walker_arguments,
+    walker_arguments,
+)
 
 RIGID_BELOW = 1.0  # tendon slack / optimal fibre length under which rigid-tendons rigidifies
 # name: (integrator or None = the model's, accuracy or None = the model's, fixed step s, rigid)
@@ -124,18 +129,7 @@ def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument(
-        "--runs",
-        nargs="+",
-        type=Path,
-        default=DEFAULT_RUNS,
-        metavar="DIR",
-        help="optimization run folders (optimized.osim + best.json); default: the "
-        "committed HumanLegs and Human walkers",
-    )
-    ap.add_argument("--duration", type=float, default=10.0, help="simulated s per run (default 10)")
-    ap.add_argument("--rounds", type=int, default=1, help="timed rounds, interleaved (default 1)")
+    ap = walker_arguments(__doc__.split("\n")[0], rounds=1)
     ap.add_argument(
         "--variants",
         nargs="+",
@@ -144,9 +138,7 @@ def main(argv=None):
         metavar="NAME",
         help=f"subset of {', '.join(VARIANTS)} (the baseline always runs: the wall ratios need it)",
     )
-    args = ap.parse_args(argv)
-    if not (args.duration > 0) or args.rounds < 1:
-        ap.error("--duration must be > 0 and --rounds >= 1")
+    args = parse_walker_arguments(ap, argv)
     variants = ["baseline"] + [v for v in VARIANTS if v in args.variants and v != "baseline"]
     import_opensim()
     objective = Objective.load(DEFAULT_OBJECTIVE)

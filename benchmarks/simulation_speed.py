@@ -222,8 +222,9 @@ def replay(w: Walker, t_end: float):
 
 
 # ---------------------------------------------------------------------- main
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def walker_arguments(description: str, rounds: int) -> argparse.ArgumentParser:
+    """The options of the benchmarks that simulate committed walkers: --runs, --duration, --rounds."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument(
         "--runs",
         nargs="+",
@@ -234,10 +235,22 @@ def main(argv=None):
         "committed HumanLegs and Human walkers",
     )
     ap.add_argument("--duration", type=float, default=10.0, help="simulated s per run (default 10)")
-    ap.add_argument("--rounds", type=int, default=3, help="timed rounds, interleaved (default 3)")
+    ap.add_argument(
+        "--rounds", type=int, default=rounds, help=f"timed rounds, interleaved (default {rounds})"
+    )
+    return ap
+
+
+def parse_walker_arguments(ap: argparse.ArgumentParser, argv) -> argparse.Namespace:
     args = ap.parse_args(argv)
     if not (args.duration > 0) or args.rounds < 1:
         ap.error("--duration must be > 0 and --rounds >= 1")
+    return args
+
+
+def main(argv=None):
+    ap = walker_arguments(__doc__.split("\n")[0], rounds=3)
+    args = parse_walker_arguments(ap, argv)
     import_opensim()
     walkers = [load_walker(r) for r in args.runs]
     print(machine(), flush=True)
