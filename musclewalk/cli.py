@@ -204,6 +204,7 @@ _EXPERIMENT_SETS = (
     "init",
     "generations",
     "objective",
+    "task",
     "extra_generations",
     "stagnation",
 )
@@ -246,6 +247,7 @@ def _given_settings(args) -> dict:
         "stagnation": args.stagnation,
         "cpu_limit": args.cpu_limit,
         "objective": args.objective,
+        "task": args.task,
         "init_other_creature": args.init_from_other_creature or None,
         "clip_init": args.clip_init or None,
         "workers": args.workers,
@@ -272,8 +274,6 @@ def _optimize_run(args):
             args.creature, args.out, generations=args.generations, requested=given, progress=not args.quiet
         )
     else:
-        if args.speed is None:
-            raise UsageError("--speed: required for a new run")
         opt = start_run(
             args.creature,
             args.out,
@@ -285,14 +285,19 @@ def _optimize_run(args):
 
 
 def _new_run_settings(args, given: dict):
-    """The Settings of a new run: what was given, the optimizer's defaults for the rest."""
+    """The Settings of a new run: what was given, then the task's speed, duration and objective
+    (optimize.runs.with_task_defaults), the optimizer's defaults for the rest."""
     import shlex
 
     from .optimize.driver import Settings
+    from .optimize.runs import with_task_defaults
 
+    values = with_task_defaults(given)
+    if "speed" not in values:
+        raise UsageError(f"--speed: required for a new run (the task '{args.task or 'walk'}' gives none)")
     limit = {} if args.generations is None else {"generations": args.generations}
     return Settings(
-        model="", **given, **limit, command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        model="", **values, **limit, command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     )
 
 
@@ -519,8 +524,24 @@ def build_parser() -> argparse.ArgumentParser:
         "file (config/experiments/*.yaml: creature, objective, "
         "stages; the file sets speed, duration, seed, ...)",
     )
-    s.add_argument("--speed", type=float, help="target forward speed, m/s (required for a new run)")
-    s.add_argument("--duration", type=float, help=f"t_max of an evaluation, s (default {default.duration:g})")
+    s.add_argument(
+        "--speed",
+        type=float,
+        help="target forward speed, m/s (overrides the task's; required for a new run unless "
+        "the task has one)",
+    )
+    s.add_argument(
+        "--duration",
+        type=float,
+        help=f"t_max of an evaluation, s (default: the task's, {default.duration:g} for walk)",
+    )
+    s.add_argument(
+        "--task",
+        help="what an evaluation simulates: walk, run, steer, push, slope (models/tasks/) or a .yaml "
+        "file: perturbations (random turns, pushes, ramps; the same for every candidate of a "
+        "generation) and the speed, duration and objective a new run takes unless given "
+        f"(default {default.task})",
+    )
     s.add_argument(
         "--generations",
         type=int,
@@ -544,7 +565,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument(
         "--objective",
         help="objective: a name in models/objectives/ or a .yaml file "
-        f"(default {default.objective}, the paper's eq. 32-37)",
+        f"(default: the task's; {default.objective}, the paper's eq. 32-37, for every task file here)",
     )
     s.add_argument("--workers", type=int, help=f"worker processes (default {default.workers}: all cores)")
     s.add_argument("--evaluator", choices=["process", "serial", "dask"])

@@ -2,7 +2,8 @@
 
 Run directory:
   checkpoint.pkl   CMA state + history + best, written atomically after every generation
-  history.csv      per generation: best, median, sigma, evaluations, each term of the best
+  history.csv      per generation: best, median, sigma, evaluations, each term of the best (and
+                   perturbation_seed under a task with random perturbations)
   best.json        named parameters of the best solution so far, with its objective terms
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
@@ -11,6 +12,11 @@ Run directory:
 
 A new run needs an empty (or new) --out; --resume needs the run's checkpoint and refuses settings
 that differ from the saved ones. Every setting is checked before the first evaluation.
+
+Under a task with random perturbations (task.py: turns, pushes, ramps) every candidate of a
+generation is evaluated under the same perturbations (common random numbers), drawn from
+task.generation_seed(seed, generation): the checkpoint's settings (seed, the task definition) and
+the generation count decide them, so --resume draws the same ones.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
 from .evaluators import make_evaluator
 from .space import ParameterSpace
+from .task import Task, TaskError, generation_seed
 
 CHECKPOINT = "checkpoint.pkl"
 LOCK = ".musclewalk.lock"
@@ -81,6 +88,10 @@ class Settings:
     objective: str = DEFAULT_OBJECTIVE  # a name in models/objectives/ or a .yaml file
     objective_definition: dict | None = None  # the objective's terms as the run started with
     # them (a resumed run keeps them, whatever the file)
+    task: str = "walk"  # a name in models/tasks/ or a .yaml file: the perturbations evaluations
+    # are simulated under (speed, duration and objective above are the run's own, resolved)
+    task_definition: dict | None = None  # the task as the run started with it (a resumed run
+    # keeps it, whatever the file)
     command: str = ""
 
     def backstop(self) -> float:
@@ -121,8 +132,23 @@ class Settings:
                 Objective.load(self.objective)
             except ObjectiveError as exc:
                 raise OptimizationError(str(exc)) from None
+        if not isinstance(self.task, str) or not self.task:
+            raise OptimizationError(f"task: expected a task name or a .yaml file, got {self.task!r}")
+        try:
+            self.scenario_task().check_run(self.speed, self.duration)
+        except TaskError as exc:
+            raise OptimizationError(str(exc)) from None
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got {self.evaluator!r}")
+
+    def scenario_task(self) -> Task:
+        """The run's task: from its stored definition (a started run), else from its file.
+        TaskError for a bad file or definition."""
+        if self.task_definition is not None:
+            return Task.from_dict(
+                self.task_definition, Path(self.task).stem, source=f"checkpoint task {self.task}"
+            )
+        return Task.load(self.task)
 
 
 # settings that decide the result: a resumed run must keep them
@@ -141,6 +167,7 @@ RESULT_SETTINGS = (
     "cpu_limit",
     "objective",
     "stop_when_walking",
+    "task",
 )
 
 
@@ -194,6 +221,8 @@ def load_checkpoint(path: Path) -> tuple[Settings, State]:
     try:
         data = pickle.loads(path.read_bytes())
         settings, state = data["settings"], data["state"]
+        # runs from before task files simulated straight walking on flat ground
+        before_tasks = "task" not in (settings if isinstance(settings, Mapping) else vars(settings))
         if data.get("format") == CHECKPOINT_FORMAT:
             settings = _from_fields(Settings, settings)
             state = _from_fields(State, state)
@@ -207,6 +236,8 @@ def load_checkpoint(path: Path) -> tuple[Settings, State]:
             if not hasattr(obj, f.name):
                 default = f.default_factory() if f.default_factory is not dataclasses.MISSING else f.default
                 setattr(obj, f.name, default)
+    if before_tasks:
+        settings.task_definition = Task.straight().as_dict()
     if hasattr(settings, "timeout"):  # the wall-clock evaluation limit of earlier versions
         del settings.timeout
     if isinstance(state.best_result, Mapping):  # stored as plain data
@@ -381,6 +412,7 @@ class Optimization:
         s = self.settings
         s.validate()
         self.objective = self._objective(s)
+        self.scenario_task = self._task(s)
         self.meta = load_meta(s.model)
         self.control_model = control_model_from_meta(self.meta, CONTROL_INTERVAL)
         self.space = ParameterSpace(self.meta, self.control_model)
@@ -408,7 +440,12 @@ class Optimization:
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es)
         self.task = EvaluationTask(
-            str(Path(s.model).resolve()), s.speed, s.duration, cpu_limit=s.cpu_limit, objective=self.objective
+            str(Path(s.model).resolve()),
+            s.speed,
+            s.duration,
+            cpu_limit=s.cpu_limit,
+            objective=self.objective,
+            task=self.scenario_task,
         )
 
     @staticmethod
@@ -428,6 +465,26 @@ class Optimization:
             raise OptimizationError(str(exc)) from None
         s.objective_definition = objective.as_dict()
         return objective
+
+    @staticmethod
+    def _task(s: Settings) -> Task:
+        """The run's task: read from its file when the run starts (and stored in the settings),
+        from the stored definition when it resumes (checkpoints from before task files: straight
+        walking on flat ground, load_checkpoint)."""
+        try:
+            task = s.scenario_task()
+        except TaskError as exc:
+            raise OptimizationError(str(exc)) from None
+        s.task_definition = task.as_dict()
+        return task
+
+    def perturbation_seed(self, generation: int) -> int | None:
+        """The seed of the perturbations every candidate of ``generation`` (1-based) is evaluated
+        under (task.generation_seed; common random numbers); None for a task without random
+        perturbations."""
+        if not self.scenario_task.randomized:
+            return None
+        return generation_seed(self.settings.seed, generation)
 
     def _check_model(self) -> None:
         """The model, its metadata and the default candidate load in OpenSim, before the first
@@ -543,23 +600,25 @@ class Optimization:
         st = self.state
         t0 = time.perf_counter()
         X = st.es.ask()
-        results = self._evaluate(evaluator, X)
+        seed = self.perturbation_seed(st.generation + 1)
+        results = self._evaluate(evaluator, X, seed)
         scores = self._tell(X, results)
         elapsed = time.perf_counter() - t0
         st.wall_time += elapsed
         self._keep_best(X, results)
-        st.history.append(self._history_row(scores, elapsed))
+        st.history.append(self._history_row(scores, elapsed, seed))
         self._save()
         self._show_progress(bar, len(X), elapsed)
         if self.on_generation:
             self.on_generation(st)
 
-    def _evaluate(self, evaluator, X) -> list[dict]:
-        """The candidates' results; failed evaluations go to the failure log, and a first
-        generation in which every evaluation failed ends the run (the model or the settings
-        cannot work)."""
+    def _evaluate(self, evaluator, X, seed: int | None = None) -> list[dict]:
+        """The candidates' results, all under the perturbations of ``seed`` (None: a task without
+        any); failed evaluations go to the failure log, and a first generation in which every
+        evaluation failed ends the run (the model or the settings cannot work)."""
         st = self.state
-        results = evaluator.map(self.task, [self.space.values(x) for x in X])
+        task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
+        results = evaluator.map(task, [self.space.values(x) for x in X])
         failed = [(k, r.error) for k, r in enumerate(results) if r.error is not None]
         if st.generation == 0 and len(failed) == len(results):
             raise OptimizationError(
@@ -593,7 +652,7 @@ class Optimization:
         if st.best_result and st.best_result.thresholds_met and st.thresholds_met_at is None:
             st.thresholds_met_at = st.generation
 
-    def _history_row(self, scores: list[float], elapsed: float) -> dict:
+    def _history_row(self, scores: list[float], elapsed: float, seed: int | None = None) -> dict:
         st = self.state
         row = {
             "generation": st.generation,
@@ -607,6 +666,8 @@ class Optimization:
             "generation_wall": elapsed,
             "best_simulated_time": st.best_result.simulated_time,
         }
+        if seed is not None:  # a task with random perturbations: this generation's
+            row["perturbation_seed"] = seed
         row.update({f"term_{k}": st.best_result.terms[k] for k in self.objective.term_names})
         row.update({f"avg_{k}": st.best_result.averages[k] for k in self.objective.term_names})
         return row
@@ -682,6 +743,7 @@ class Optimization:
             "model": s.model,
             "speed": s.speed,
             "duration": s.duration,
+            "task": s.task,
             "seed": s.seed,
             "generation": st.best_generation,
             "evaluations": st.evaluations,
@@ -695,6 +757,9 @@ class Optimization:
             "termination_reason": st.best_result.reason,
             "parameters": structured,
         }
+        seed = self.perturbation_seed(st.best_generation)
+        if seed is not None:  # the perturbations its objective was scored under
+            best["perturbation_seed"] = seed
         # best.json, optimized.osim and its metadata belong together: written all or none
         tree = parse_osim(s.model)
         vectors = ModelVectors(self.meta)
@@ -719,6 +784,7 @@ class Optimization:
             f"model: {s.model} (creature {self.meta.creature})",
             f"speed: {s.speed} m/s, duration (t_max): {s.duration} s",
             f"objective: {s.objective} " + json.dumps(self.objective.as_dict()["terms"]),
+            f"task: {s.task}: {self.scenario_task.summary()}",
             f"seed: {s.seed}, population: {s.popsize}, sigma0: {s.sigma}, "
             f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}",
             f"warm start: {s.init or 'none (template defaults)'}",

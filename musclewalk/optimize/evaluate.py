@@ -1,5 +1,7 @@
 """One evaluation: write the candidate's routing, muscle properties and passive gains into a
-private copy of the model, simulate the scenario, and score it with the objective. Any failure
+private copy of the model, simulate the scenario of the run's task (straight and flat, or under the
+random turns, pushes and ramps its generation's seed draws: EvaluationTask.scenario), and score it
+with the objective. Any failure
 (OpenSim exception, NaN, integrator failure, CPU-time limit) is a penalized evaluation, never a
 crashed optimization.
 
@@ -28,8 +30,10 @@ from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.runner import Simulator
 from ..sim.scenario import Scenario
+from ..sim.terrain import RampTerrain
 from .scratch import new_scratch_folder
 from .space import model_parameter_spec
+from .task import Task
 
 # a failed evaluation ranks below every simulated candidate: a run that falls at once scores
 # about 100 (E_speed = 1 over t_max), and |1 - v_base / v| averaged over t_max stays far below
@@ -81,9 +85,21 @@ class EvaluationTask:
     control_interval: float = CONTROL_INTERVAL
     cpu_limit: float = CPU_PER_SIMULATED_SECOND  # CPU s of the evaluating thread per simulated s
     objective: Objective | None = None  # None: the default objective file
+    task: Task | None = None  # the run's perturbations (None: straight, flat, as before tasks)
+    perturbation_seed: int | None = None  # this generation's (common random numbers)
 
     def scoring(self) -> Objective:
         return self.objective or default_objective()
+
+    def scenario(self) -> tuple[Scenario, RampTerrain | None]:
+        """(scenario, terrain or None) of every evaluation of this task: the plain straight,
+        flat scenario unless the run's task has random perturbations, which are then those of
+        ``perturbation_seed`` (the same for every candidate of a generation)."""
+        if self.task is None:
+            return Scenario(
+                speed=self.speed, duration=self.duration, control_interval=self.control_interval
+            ), None
+        return self.task.scenario(self.speed, self.duration, self.perturbation_seed, self.control_interval)
 
 
 _DEFAULT: list[Objective] = []
@@ -134,10 +150,8 @@ class Evaluator:
             sim_values, model_values = ParameterSpace.split(values)
             check_model_values(model_values)
             path, meta = self.candidate_model(model_values)
-            sim = Simulator(path, meta=meta, control_interval=task.control_interval)
-            scenario = Scenario(
-                speed=task.speed, duration=task.duration, control_interval=task.control_interval
-            )
+            scenario, terrain = task.scenario()
+            sim = Simulator(path, meta=meta, control_interval=task.control_interval, terrain=terrain)
             recorder = ObjectiveRecorder(sim, scenario, objective)
             cpu0 = time.thread_time()
 

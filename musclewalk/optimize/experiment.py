@@ -5,12 +5,16 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
 
     description: text
     creature: Human                    # a preset name
-    speed: 1.3                         # target speed, m/s
-    objective: geijtenbeek2013         # a name in models/objectives/ or a .yaml file
+    task: walk                         # a name in models/tasks/ or a .yaml file (default walk):
+                                       # the perturbations every evaluation is simulated under, and
+                                       # speed, duration and objective where this file gives none
+    speed: 1.3                         # target speed, m/s (optional when the task has one)
+    objective: geijtenbeek2013         # a name in models/objectives/ or a .yaml file (default: the
+                                       # task's)
     warm_start: path/to/best.json      # optional: the first stage's --init
     init_from_other_creature: false    # the warm start is another creature's (shared names)
     defaults:                          # stage settings unless a stage says otherwise
-      duration: 10                     # t_max, s
+      duration: 10                     # t_max, s (default: the task's)
       generations: 60
       seed: 1
       sigma: 0.3
@@ -31,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io_checks import read_yaml
+from .task import DEFAULT_TASK, Task, TaskError
 
 STAGE_KEYS = {
     "duration": float,
@@ -49,6 +54,7 @@ TOP_KEYS = {
     "init_from_other_creature",
     "defaults",
     "stages",
+    "task",
 }
 STAGES_DIR = "stages"
 
@@ -94,6 +100,7 @@ class Experiment:
     warm_start: Path | None = None
     init_from_other_creature: bool = False
     description: str = ""
+    task: str = DEFAULT_TASK  # a name in models/tasks/ or the absolute path of a task file
 
     def stage_dir(self, out: Path, index: int) -> Path:
         """The last stage writes the experiment's result into ``out`` itself."""
@@ -117,15 +124,25 @@ class Experiment:
         creature = data.get("creature")
         if not isinstance(creature, str) or not creature:
             raise err("creature", "expected a creature preset name")
-        speed = data.get("speed")
+        task_name = data.get("task", DEFAULT_TASK)
+        if not isinstance(task_name, str) or not task_name:
+            raise err("task", "expected a task name (models/tasks/) or a .yaml file")
+        if task_name.endswith((".yaml", ".yml")):
+            task_name = str((path.parent / task_name).resolve())
+        try:
+            task = Task.load(task_name)
+        except TaskError as exc:
+            raise err("task", str(exc)) from None
+        speed = data.get("speed", task.speed)
         if (
             isinstance(speed, bool)
             or not isinstance(speed, (int, float))
             or not math.isfinite(speed)
             or speed <= 0
         ):
-            raise err("speed", f"expected a speed > 0 (m/s), got {speed!r}")
-        objective = data.get("objective", "geijtenbeek2013")
+            given = "" if "speed" in data else f" (the task '{task.name}' gives none)"
+            raise err("speed", f"expected a speed > 0 (m/s), got {speed!r}{given}")
+        objective = data.get("objective", task.objective)
         if not isinstance(objective, str):
             raise err("objective", "expected an objective name or a .yaml file")
         if objective.endswith((".yaml", ".yml")):
@@ -141,6 +158,7 @@ class Experiment:
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
         defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
+        defaults.setdefault("duration", task.duration)
         raw_stages = data.get("stages")
         if raw_stages is None:
             raw_stages = [{"name": path.stem}]
@@ -181,6 +199,7 @@ class Experiment:
             warm_start=warm,
             init_from_other_creature=other,
             description=str(data.get("description", "")),
+            task=task_name,
         )
 
     @staticmethod

@@ -30,6 +30,7 @@ from .driver import (
     scaled_passive_model,
 )
 from .experiment import Experiment
+from .task import DEFAULT_TASK, Task, TaskError
 
 Report = Callable[[str], None]
 
@@ -50,6 +51,23 @@ def creature_name(creature: str) -> str:
     from ..model.template import load_creature
 
     return load_creature(creature).name
+
+
+def with_task_defaults(given: Mapping[str, object]) -> dict:
+    """The settings of a new run (Settings field names) from those ``given`` explicitly and the
+    task they name (``given["task"]``, default walk): the task's speed, duration and objective
+    where ``given`` has none (a given value wins; what neither gives takes the optimizer's
+    default). The result has no speed when neither gives one (the walk task leaves it to the
+    run). OptimizationError naming the file and key for a bad task."""
+    values = dict(given)
+    try:
+        task = Task.load(values.get("task", DEFAULT_TASK))
+    except TaskError as exc:
+        raise OptimizationError(str(exc)) from None
+    for name, value in (("speed", task.speed), ("duration", task.duration), ("objective", task.objective)):
+        if value is not None:
+            values.setdefault(name, value)
+    return values
 
 
 def start_run(
@@ -157,9 +175,9 @@ def stage_settings(
     options: Mapping[str, object] | None = None,
     command: str = "",
 ) -> Settings:
-    """The Settings of stage ``index`` of ``exp`` as a new run: the file's speed and objective,
-    the stage's own values, ``init`` as its warm start, and the ``options`` (EXPERIMENT_OPTIONS)
-    the caller gave."""
+    """The Settings of stage ``index`` of ``exp`` as a new run: the file's speed, objective and
+    task (Experiment.load filled in the task's where the file gives none), the stage's own values,
+    ``init`` as its warm start, and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
     options = _experiment_options(exp, options)
     stage = exp.stages[index]
     return Settings(
@@ -172,6 +190,7 @@ def stage_settings(
         popsize=stage.popsize,
         stop_when_walking=stage.stop_when_walking,
         objective=exp.objective,
+        task=exp.task,
         init=init,
         init_other_creature=exp.init_from_other_creature and index == 0,
         command=command,

@@ -129,6 +129,8 @@ class Scenario:
         *,
         heading_deg: float = 0.0,
         turn_rate_deg: float = 0.0,
+        turn_hold: float = 3.0,
+        turn_max_change_deg: float = 60.0,
         pushes: Sequence[Push] = (),
         n_random_pushes: int = 0,
         push_magnitude: float = 100.0,
@@ -138,7 +140,8 @@ class Scenario:
     ) -> Scenario:
         """The validated scenario of one run as `musclewalk simulate` describes it: target
         ``speed`` (m/s) for ``duration`` (s); the target heading starts at ``heading_deg`` and,
-        with ``turn_rate_deg`` > 0 (deg/s), turns randomly (HeadingPath, ``seed``); ``pushes``
+        with ``turn_rate_deg`` > 0 (deg/s), turns randomly (HeadingPath, ``seed``: a new goal
+        every ``turn_hold`` s within ``turn_max_change_deg`` of the current heading); ``pushes``
         followed by ``n_random_pushes`` random ones of ``push_magnitude`` N (random_pushes,
         ``seed``); the paper's termination rules unless ``terminate`` is False. ValueError
         names the first bad value."""
@@ -148,6 +151,8 @@ class Scenario:
         heading = HeadingPath(
             initial=math.radians(heading_deg),
             turn_rate=math.radians(turn_rate_deg),
+            hold=turn_hold,
+            max_change=math.radians(turn_max_change_deg),
             seed=seed,
             duration=duration,
         )

@@ -1,0 +1,347 @@
+"""Tasks as data: what an evaluation simulates and scores. A task file (``models/tasks/NAME.yaml``,
+or any .yaml file) gives the target speed, t_max and objective a new run takes where it is not told
+otherwise, and the random perturbations every evaluation of the run is simulated under: a heading
+path with random turns at a fixed turning rate (paper §6, steering), pushes on the trunk in random
+horizontal directions (0.2 s each), and terrain of 1 m ramps whose slope changes randomly each
+metre. Format (every key optional; the format is also documented in models/README.md):
+
+    description: text
+    speed: 4.0                  # target speed, m/s; absent: the run's (--speed, experiment speed)
+    duration: 10                # t_max, s (default 10)
+    objective: geijtenbeek2013  # a name in models/objectives/ or a .yaml file (relative to this
+                                # file's folder); default geijtenbeek2013
+    heading:                    # random turns (HeadingPath); absent: straight ahead
+      turn_rate: 12             # deg/s at which the target heading turns (0: straight)
+      hold: 3                   # s between new heading goals (default 3)
+      max_change: 60            # deg: a new goal lies within this of the current heading (60)
+    pushes:                     # random pushes on the trunk (0.2 s each); absent: none
+      magnitude: 100            # N, horizontal, in a random direction
+      start: 1.0                # s: the first push (default 1)
+      interval: 1.0             # s between pushes (default 1)
+      jitter: 0.25              # s: each push starts up to this much earlier or later (default 0)
+    terrain:                    # ramps (RampTerrain); absent: flat ground
+      max_slope: 5              # deg: each 1 m ramp's slope is uniform in [-max_slope, max_slope]
+
+Precedence for a new run: a value given explicitly (command line, or an experiment file's speed,
+stage duration and objective) wins over the task's, and the task's over the optimizer's defaults.
+The perturbations come from the task only. A resumed run keeps the task definition stored in its
+checkpoint, whatever the file says by then.
+
+Common random numbers: every candidate of a generation is simulated under the same perturbations
+(the same heading path, push times and directions, ramps), drawn anew each generation from the
+seed ``generation_seed(run seed, generation)``; history.csv records it per generation
+(``perturbation_seed``). A task without random perturbations (walk, run) simulates exactly the
+plain straight, flat scenario and needs no seed."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..constants import CONTROL_INTERVAL
+from ..io_checks import read_yaml
+from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
+from ..model.template import models_dir
+from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Push, Scenario
+from ..sim.terrain import MAX_LENGTH, RampTerrain
+
+DEFAULT_TASK = "walk"
+DEFAULT_DURATION = 10.0  # s, as the optimizer's default t_max
+TOP_KEYS = ("description", "speed", "duration", "objective", "heading", "pushes", "terrain")
+# the independent random streams of one perturbation seed (SeedSequence spawn keys)
+STREAMS = ("heading", "pushes", "terrain")
+
+
+class TaskError(ValueError):
+    """A bad task file; the message names the file and the key."""
+
+
+def generation_seed(run_seed: int, generation: int) -> int:
+    """The perturbation seed of ``generation`` (1-based, as history.csv counts) of a run with
+    CMA-ES seed ``run_seed``: numpy's SeedSequence(run_seed, spawn_key=(generation,)), its first
+    32-bit word. Deterministic across machines and numpy versions (SeedSequence's algorithm is
+    fixed), different for every generation, and a function of the checkpointed settings and the
+    generation count only, so a resumed run draws the same perturbations."""
+    return int(np.random.SeedSequence(int(run_seed), spawn_key=(int(generation),)).generate_state(1)[0])
+
+
+def stream_seeds(seed: int) -> dict[str, int]:
+    """Independent seeds for the heading path, the pushes and the terrain of one perturbation
+    seed (one stream each, so that e.g. the first ramp's slope is not the first turn scaled)."""
+    return {
+        name: int(np.random.SeedSequence(int(seed), spawn_key=(k,)).generate_state(1)[0])
+        for k, name in enumerate(STREAMS)
+    }
+
+
+@dataclass(frozen=True)
+class Heading:
+    turn_rate: float = 0.0  # deg/s; 0: straight
+    hold: float = 3.0  # s between new goals
+    max_change: float = 60.0  # deg
+
+
+@dataclass(frozen=True)
+class Pushes:
+    magnitude: float  # N
+    start: float = 1.0  # s
+    interval: float = 1.0  # s
+    jitter: float = 0.0  # s
+
+    def draw(self, duration: float, seed: int) -> list[Push]:
+        """The pushes that start within ``duration``: the k-th at start + k x interval, moved by
+        a uniform draw in [-jitter, jitter], in a uniform random horizontal direction."""
+        rng = np.random.default_rng(seed)
+        out = []
+        k = 0
+        while (nominal := self.start + k * self.interval) < duration:
+            when = nominal + rng.uniform(-self.jitter, self.jitter)
+            angle = rng.uniform(0.0, 2.0 * math.pi)
+            if when < duration:
+                force = (self.magnitude * math.cos(angle), 0.0, self.magnitude * math.sin(angle))
+                out.append(Push(max(when, 0.0), force))
+            k += 1
+        return out
+
+
+@dataclass(frozen=True)
+class Terrain:
+    max_slope: float  # deg
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    description: str = ""
+    speed: float | None = None  # m/s; None: the run gives it
+    duration: float = DEFAULT_DURATION  # s
+    objective: str = DEFAULT_OBJECTIVE
+    heading: Heading = field(default_factory=Heading)
+    pushes: Pushes | None = None
+    terrain: Terrain | None = None
+    source: str = ""  # the file (or checkpoint) it was read from
+
+    @property
+    def randomized(self) -> bool:
+        """Whether evaluations are simulated under random perturbations (and need a seed)."""
+        return self.heading.turn_rate > 0 or self.pushes is not None or self.terrain is not None
+
+    def as_dict(self) -> dict:
+        """Plain data, as a checkpoint keeps it (Task.from_dict reads it back)."""
+        return {
+            "description": self.description,
+            "speed": self.speed,
+            "duration": self.duration,
+            "objective": self.objective,
+            "heading": asdict(self.heading),
+            "pushes": asdict(self.pushes) if self.pushes else None,
+            "terrain": asdict(self.terrain) if self.terrain else None,
+        }
+
+    def summary(self) -> str:
+        """One line for log.txt: the perturbations."""
+        parts = []
+        if self.heading.turn_rate > 0:
+            h = self.heading
+            parts.append(
+                f"random turns at {h.turn_rate:g} deg/s (a new goal every {h.hold:g} s within "
+                f"+-{h.max_change:g} deg)"
+            )
+        if self.pushes:
+            p = self.pushes
+            parts.append(
+                f"pushes of {p.magnitude:g} N for {PUSH_DURATION:g} s in random directions from "
+                f"{p.start:g} s every {p.interval:g} s (+-{p.jitter:g} s)"
+            )
+        if self.terrain:
+            parts.append(f"1 m ramps within +-{self.terrain.max_slope:g} deg")
+        if not parts:
+            return "straight, flat ground, no random perturbations"
+        return (
+            "; ".join(parts) + "; common random numbers: one perturbation seed per generation "
+            "(history.csv perturbation_seed)"
+        )
+
+    def check_run(self, speed: float, duration: float) -> None:
+        """TaskError when the task cannot be simulated at ``speed`` for ``duration`` (more ramps
+        than RampTerrain allows)."""
+        if self.terrain is not None:
+            length = RampTerrain.run_length(speed, duration)
+            if length > MAX_LENGTH:
+                raise TaskError(
+                    f"{self.source}: terrain: {length:g} m of ramps for {speed:g} m/s over "
+                    f"{duration:g} s, at most {MAX_LENGTH:g} m: shorten the duration"
+                )
+
+    def scenario(
+        self,
+        speed: float,
+        duration: float,
+        seed: int | None = None,
+        control_interval: float = CONTROL_INTERVAL,
+    ) -> tuple[Scenario, RampTerrain | None]:
+        """(scenario, terrain or None) of one evaluation at ``speed`` for ``duration`` under the
+        perturbations of ``seed`` (the generation's, `generation_seed`). A task without random
+        perturbations gives the plain straight scenario on flat ground and ignores ``seed``."""
+        if not self.randomized:
+            return Scenario(speed=speed, duration=duration, control_interval=control_interval), None
+        if seed is None:
+            raise ValueError(f"task {self.name}: random perturbations need a seed")
+        seeds = stream_seeds(seed)
+        pushes = self.pushes.draw(duration, seeds["pushes"]) if self.pushes else []
+        scenario = Scenario.for_run(
+            speed,
+            duration,
+            turn_rate_deg=self.heading.turn_rate,
+            turn_hold=self.heading.hold,
+            turn_max_change_deg=self.heading.max_change,
+            pushes=pushes,
+            seed=seeds["heading"],
+            control_interval=control_interval,
+        )
+        terrain = None
+        if self.terrain is not None:
+            terrain = RampTerrain.for_run(self.terrain.max_slope, speed, duration, seed=seeds["terrain"])
+        return scenario, terrain
+
+    # ------------------------------------------------------------------ reading
+    @classmethod
+    def load(cls, name_or_path: str | Path = DEFAULT_TASK) -> "Task":
+        """A task by name (a file in models/tasks/) or by path (.yaml, .yml)."""
+        path = Path(name_or_path)
+        if path.suffix not in (".yaml", ".yml"):
+            folder = models_dir() / "tasks"
+            path = folder / f"{name_or_path}.yaml"
+            if not path.is_file():
+                known = sorted(p.stem for p in folder.glob("*.yaml"))
+                raise TaskError(
+                    f"task {name_or_path!r}: unknown (known: {', '.join(known)}; or give a .yaml file)"
+                )
+        data = read_yaml(path, TaskError, "task file")
+        return cls.from_dict(data, path.stem, source=str(path), folder=path.parent)
+
+    @classmethod
+    def from_dict(cls, data, name: str, source: str = "task", folder: Path | None = None) -> "Task":
+        """A task from its file's data (``folder``: the file's folder, for a relative objective
+        file, which is then checked) or from ``as_dict`` output (a checkpoint: ``folder`` None,
+        the objective is taken as stored). TaskError naming ``source`` and the key."""
+
+        def err(key, message):
+            return TaskError(f"{source}: {key}: {message}")
+
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise TaskError(f"{source}: expected a mapping ({', '.join(TOP_KEYS)})")
+        unknown = sorted(set(map(str, data)) - set(TOP_KEYS))
+        if unknown:
+            raise err(unknown[0], f"unknown key (known: {', '.join(TOP_KEYS)})")
+
+        def number(key, value, low=0.0, strict=True, high=math.inf, unit=""):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            ok = ok and (value > low if strict else value >= low) and value <= high
+            if not ok:
+                bound = f"> {low:g}" if strict else f">= {low:g}"
+                upper = f" and <= {high:g}" if math.isfinite(high) else ""
+                raise err(key, f"expected a number {bound}{upper}{unit}, got {value!r}")
+            return float(value)
+
+        def section(key, known):
+            raw = data.get(key)
+            if raw is None:
+                return None
+            if not isinstance(raw, dict):
+                raise err(key, f"expected a mapping ({', '.join(known)})")
+            extra = sorted(set(map(str, raw)) - set(known))
+            if extra:
+                raise err(f"{key}.{extra[0]}", f"unknown key (known: {', '.join(known)})")
+            return raw
+
+        description = data.get("description", "")
+        if not isinstance(description, str):
+            raise err("description", "expected text")
+        speed = data.get("speed")
+        if speed is not None:
+            speed = number("speed", speed, unit=" (m/s)")
+        duration = number(
+            "duration", data.get("duration", DEFAULT_DURATION), high=MAX_DURATION, unit=" (t_max, s)"
+        )
+        objective = data.get("objective", DEFAULT_OBJECTIVE)
+        if not isinstance(objective, str) or not objective:
+            raise err("objective", "expected an objective name (models/objectives/) or a .yaml file")
+        if folder is not None:
+            if objective.endswith((".yaml", ".yml")):
+                objective = str((folder / objective).resolve())
+            try:
+                Objective.load(objective)
+            except ObjectiveError as exc:
+                raise err("objective", str(exc)) from None
+
+        heading = Heading()
+        raw = section("heading", ("turn_rate", "hold", "max_change"))
+        if raw is not None:
+            heading = Heading(
+                turn_rate=number(
+                    "heading.turn_rate", raw.get("turn_rate", 0.0), strict=False, unit=" (deg/s)"
+                ),
+                hold=number("heading.hold", raw.get("hold", Heading.hold), unit=" (s)"),
+                max_change=number(
+                    "heading.max_change", raw.get("max_change", Heading.max_change), high=180.0, unit=" (deg)"
+                ),
+            )
+        pushes = None
+        raw = section("pushes", ("magnitude", "start", "interval", "jitter"))
+        if raw is not None:
+            if "magnitude" not in raw:
+                raise err("pushes.magnitude", "required: the force of each push (N)")
+            pushes = Pushes(
+                magnitude=number("pushes.magnitude", raw["magnitude"], unit=" (N)"),
+                start=number("pushes.start", raw.get("start", Pushes.start), strict=False, unit=" (s)"),
+                interval=number("pushes.interval", raw.get("interval", Pushes.interval), unit=" (s)"),
+                jitter=number("pushes.jitter", raw.get("jitter", Pushes.jitter), strict=False, unit=" (s)"),
+            )
+            if pushes.jitter > pushes.start:
+                raise err(
+                    "pushes.jitter", f"{pushes.jitter:g} s is more than pushes.start ({pushes.start:g} s)"
+                )
+            if 2 * pushes.jitter + PUSH_DURATION > pushes.interval + 1e-12:
+                raise err(
+                    "pushes.jitter",
+                    f"pushes of {PUSH_DURATION:g} s every {pushes.interval:g} s +- {pushes.jitter:g} s "
+                    f"could overlap (need 2 x jitter + {PUSH_DURATION:g} <= interval)",
+                )
+        terrain = None
+        raw = section("terrain", ("max_slope",))
+        if raw is not None:
+            if "max_slope" not in raw:
+                raise err("terrain.max_slope", "required: the largest ramp slope (deg)")
+            value = raw["max_slope"]
+            ok = (
+                isinstance(value, (int, float))
+                and not isinstance(value, bool)
+                and math.isfinite(value)
+                and 0 < value < 45
+            )
+            if not ok:
+                raise err("terrain.max_slope", f"expected a number > 0 and < 45 (deg), got {value!r}")
+            terrain = Terrain(max_slope=float(value))
+        return cls(
+            name=name,
+            description=description,
+            speed=speed,
+            duration=duration,
+            objective=objective,
+            heading=heading,
+            pushes=pushes,
+            terrain=terrain,
+            source=source,
+        )
+
+    @classmethod
+    def straight(cls) -> "Task":
+        """The scenario of every run from before task files (their checkpoints resume with it):
+        straight walking on flat ground, no random perturbations."""
+        return cls(name=DEFAULT_TASK, description="straight walking on flat ground", source="built-in")

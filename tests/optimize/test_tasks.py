@@ -1,0 +1,431 @@
+"""Tasks as data (musclewalk/optimize/task.py, models/tasks/): the task files load and a bad one
+is refused in one line naming the file and the key; a run's speed, duration and objective come
+from the command line or the experiment file first, then from the task; random perturbations
+follow common random numbers (one seed per generation, the same for every candidate, derived from
+the run's seed and the generation, so --resume draws the same); and one short real optimization
+under pushes."""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from musclewalk.cli import main
+from musclewalk.optimize.driver import CHECKPOINT, Optimization, Settings, load_checkpoint
+from musclewalk.optimize.evaluate import EvaluationResult, EvaluationTask, evaluate_task
+from musclewalk.optimize.experiment import Experiment, ExperimentError
+from musclewalk.optimize.runs import stage_settings, with_task_defaults
+from musclewalk.optimize.task import Task, TaskError, generation_seed, stream_seeds
+
+REPO = Path(__file__).resolve().parents[2]
+TASKS = REPO / "models" / "tasks"
+WALL_COLUMNS = ["wall_time", "generation_wall"]
+
+
+def write(path, data):
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+# ------------------------------------------------------------------------------- task files
+def test_the_task_files_load_with_their_documented_values():
+    assert sorted(p.stem for p in TASKS.glob("*.yaml")) == ["push", "run", "slope", "steer", "walk"]
+    walk, run, steer, push, slope = (Task.load(n) for n in ("walk", "run", "steer", "push", "slope"))
+    for task in (walk, run, steer, push, slope):
+        assert task.duration == 10.0 and task.objective == "geijtenbeek2013" and task.description
+    # walk: today's straight flat walking at the run's speed; run: 4.0 m/s; neither random
+    assert (
+        walk.speed is None
+        and not walk.randomized
+        and walk.as_dict()
+        == {
+            **Task.straight().as_dict(),
+            "description": walk.description,
+        }
+    )
+    assert run.speed == 4.0 and not run.randomized
+    assert steer.heading.turn_rate == 12.0 and steer.randomized and steer.speed is None
+    assert (push.pushes.magnitude, push.pushes.start, push.pushes.interval, push.pushes.jitter) == (
+        100.0,
+        1.0,
+        1.0,
+        0.25,
+    )
+    assert slope.terrain.max_slope == 5.0 and slope.pushes is None and slope.heading.turn_rate == 0
+    # a task file by path is the same task as by name; a definition round-trips (checkpoints)
+    assert Task.load(TASKS / "push.yaml").pushes == push.pushes
+    assert Task.from_dict(push.as_dict(), "push") == Task(**{**vars(push), "source": "task"})
+
+
+BAD = [
+    ({"tempo": 1}, "tempo"),
+    ({"speed": 0}, "speed"),
+    ({"speed": -1.3}, "speed"),
+    ({"speed": "fast"}, "speed"),
+    ({"speed": True}, "speed"),
+    ({"duration": 0}, "duration"),
+    ({"duration": 1000}, "duration"),
+    ({"objective": "no_such_objective"}, "objective"),
+    ({"objective": 3}, "objective"),
+    ({"description": ["a"]}, "description"),
+    ({"heading": 12}, "heading"),
+    ({"heading": {"turn_rate": -1}}, "heading.turn_rate"),
+    ({"heading": {"turn_rate": 12, "spin": 1}}, "heading.spin"),
+    ({"heading": {"turn_rate": 12, "hold": 0}}, "heading.hold"),
+    ({"pushes": {"start": 1}}, "pushes.magnitude"),
+    ({"pushes": {"magnitude": 0}}, "pushes.magnitude"),
+    ({"pushes": {"magnitude": 100, "interval": 0}}, "pushes.interval"),
+    ({"pushes": {"magnitude": 100, "jitter": 0.45}}, "pushes.jitter"),
+    ({"pushes": {"magnitude": 100, "start": 0.1, "jitter": 0.2}}, "pushes.jitter"),
+    ({"pushes": {"magnitude": 100, "every": 1}}, "pushes.every"),
+    ({"terrain": {"max_slope": 50}}, "terrain.max_slope"),
+    ({"terrain": {"max_slope": 0}}, "terrain.max_slope"),
+    ({"terrain": {}}, "terrain.max_slope"),
+    ({"terrain": {"max_slope": 5, "bumps": 1}}, "terrain.bumps"),
+]
+
+
+@pytest.mark.parametrize("data, key", BAD, ids=[k for _, k in BAD])
+def test_a_bad_task_file_names_file_and_key(tmp_path, data, key):
+    path = write(tmp_path / "bad.yaml", {"description": "bad", **data})
+    with pytest.raises(TaskError) as info:
+        Task.load(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: {key}: ") and "\n" not in message, message
+
+
+def test_a_bad_task_is_one_error_line_before_anything_is_built(tmp_path, capsys):
+    bad = write(tmp_path / "bad.yaml", {"pushes": {"magnitude": -5}})
+    (tmp_path / "broken.yaml").write_text("pushes: [unclosed")
+    cases = [
+        (str(bad), f"{bad}: pushes.magnitude: expected a number > 0 (N), got -5"),
+        (str(tmp_path / "broken.yaml"), f"{tmp_path / 'broken.yaml'}: not valid YAML"),
+        (str(tmp_path / "missing.yaml"), f"{tmp_path / 'missing.yaml'}: task file not found"),
+        ("hop", "task 'hop': unknown (known: push, run, slope, steer, walk"),
+    ]
+    for task, expected in cases:
+        out = tmp_path / "out"
+        assert main(["optimize", "HumanLegs", "--speed", "1.3", "--task", task, "--out", str(out)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("musclewalk optimize: error: ") and expected in err[0], err
+        assert not out.exists()
+    # the walk task has no speed: a new run needs --speed; the run task has one
+    assert main(["optimize", "HumanLegs", "--out", str(tmp_path / "out")]) == 2
+    assert "--speed: required for a new run (the task 'walk' gives none)" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------- precedence
+def test_given_settings_win_over_the_task_and_the_task_over_the_defaults():
+    assert with_task_defaults({}) == {"duration": 10.0, "objective": "geijtenbeek2013"}
+    assert with_task_defaults({"task": "run"}) == {
+        "task": "run",
+        "speed": 4.0,
+        "duration": 10.0,
+        "objective": "geijtenbeek2013",
+    }
+    given = {"task": "run", "speed": 2.0, "duration": 3.0, "objective": "human"}
+    assert with_task_defaults(given) == given
+    # the settings a walk run had before tasks: the same values (the walk task is the default)
+    before = Settings(model="", speed=1.3)
+    assert Settings(model="", **with_task_defaults({"speed": 1.3})) == before
+    assert before.task == "walk"
+
+
+def test_an_experiment_takes_the_task_where_it_says_nothing(tmp_path):
+    base = {"creature": "HumanLegs", "defaults": {"generations": 1}}
+    exp = Experiment.load(write(tmp_path / "run.yaml", {**base, "task": "run"}))
+    assert (exp.task, exp.speed, exp.stages[0].duration, exp.objective) == (
+        "run",
+        4.0,
+        10.0,
+        "geijtenbeek2013",
+    )
+    exp = Experiment.load(
+        write(
+            tmp_path / "run2.yaml",
+            {**base, "task": "run", "speed": 2.0, "objective": "human", "defaults": {"duration": 4}},
+        )
+    )
+    assert (exp.speed, exp.stages[0].duration, exp.objective) == (2.0, 4.0, "human")
+    settings = stage_settings(exp, 0)
+    assert (settings.task, settings.speed, settings.duration) == ("run", 2.0, 4.0)
+    # a task file next to the experiment, by relative path
+    write(tmp_path / "mine.yaml", {"speed": 1.1, "duration": 2, "pushes": {"magnitude": 30}})
+    exp = Experiment.load(write(tmp_path / "mine-exp.yaml", {**base, "task": "mine.yaml"}))
+    assert exp.task == str(tmp_path / "mine.yaml") and exp.speed == 1.1 and exp.stages[0].duration == 2.0
+    # without a task: the walk task, the file's speed (required) and the defaults of before
+    exp = Experiment.load(write(tmp_path / "walk.yaml", {**base, "speed": 1.3}))
+    assert (exp.task, exp.objective, exp.stages[0].duration) == ("walk", "geijtenbeek2013", 10.0)
+    with pytest.raises(ExperimentError, match=rf"{tmp_path / 'nospeed.yaml'}: speed: .*'walk' gives none"):
+        Experiment.load(write(tmp_path / "nospeed.yaml", base))
+    bad = write(tmp_path / "badtask.yaml", {"terrain": {"max_slope": 90}})
+    path = write(tmp_path / "exp-bad.yaml", {**base, "speed": 1.3, "task": "badtask.yaml"})
+    with pytest.raises(ExperimentError) as info:
+        Experiment.load(path)
+    assert str(info.value).startswith(f"{path}: task: {bad}: terrain.max_slope: ")
+
+
+def test_the_committed_experiments_mean_the_walk_task():
+    for path in sorted((REPO / "config" / "experiments").glob("*.yaml")):
+        exp = Experiment.load(path)
+        assert exp.task == "walk" and stage_settings(exp, 0).task == "walk", path
+
+
+# ------------------------------------------------------------------------------ CRN: the rule
+def test_the_generation_seed_rule():
+    seeds = [generation_seed(7, g) for g in range(1, 201)]
+    assert len(set(seeds)) == 200  # a new draw every generation
+    assert seeds == [generation_seed(7, g) for g in range(1, 201)]  # and always the same
+    assert generation_seed(8, 1) != generation_seed(7, 1)
+    # pinned: numpy's SeedSequence(7, spawn_key=(1,)), first word; a change breaks --resume
+    assert generation_seed(7, 1) == int(np.random.SeedSequence(7, spawn_key=(1,)).generate_state(1)[0])
+    assert generation_seed(1, 1) == 1454127163
+    assert len(set(stream_seeds(123).values())) == 3
+
+
+def draw(task, seed, speed=1.3, duration=10.0):
+    """What an evaluation of ``task`` is simulated under: push times and forces, the target
+    heading every 0.5 s, the ramps' slopes."""
+    scenario, terrain = Task.load(task).scenario(speed, duration, seed)
+    return (
+        [(p.start, p.force) for p in scenario.pushes],
+        [scenario.heading_at(t) for t in np.arange(0, duration, 0.5)],
+        None if terrain is None else list(terrain.slopes),
+    )
+
+
+@pytest.mark.parametrize("task", ["steer", "push", "slope"])
+def test_a_seed_decides_every_perturbation(task):
+    a, b, c = draw(task, 11), draw(task, 11), draw(task, 12)
+    assert a == b and a != c
+    pushes, heading, slopes = a
+    if task == "push":  # ~1 s apart, each within 0.25 s of its nominal time, 100 N horizontal
+        starts = [s for s, _ in pushes]
+        assert len(pushes) == 9 and all(abs(s - (k + 1)) <= 0.25 for k, s in enumerate(starts))
+        assert all(math.hypot(f[0], f[2]) == pytest.approx(100) and f[1] == 0 for _, f in pushes)
+        assert len({round(math.atan2(f[2], f[0]), 6) for _, f in pushes}) == 9
+    else:
+        assert pushes == []
+    assert (max(map(abs, heading)) > 0.1) == (task == "steer")
+    if task == "slope":
+        assert max(abs(np.degrees(slopes))) <= 5 and len(set(slopes)) > 10
+    else:
+        assert slopes is None
+
+
+def test_a_task_without_randomness_is_todays_scenario():
+    for name in ("walk", "run"):
+        scenario, terrain = Task.load(name).scenario(1.3, 10.0, seed=None)
+        assert terrain is None and scenario.pushes == [] and scenario.heading == 0.0
+        assert (scenario.speed, scenario.duration) == (1.3, 10.0)
+        again, _ = Task.load(name).scenario(1.3, 10.0, seed=5)
+        assert again == scenario
+    with pytest.raises(ValueError, match="need a seed"):
+        Task.load("push").scenario(1.3, 10.0, seed=None)
+
+
+def test_ramps_longer_than_the_terrain_allows_are_refused_before_the_run(small_settings, tmp_path):
+    from musclewalk.optimize.driver import OptimizationError
+
+    with pytest.raises(OptimizationError, match="slope.yaml: terrain: .* at most 100 m"):
+        Optimization(small_settings(task="slope", speed=4.0, duration=20.0), tmp_path / "r", progress=False)
+    assert not (tmp_path / "r" / CHECKPOINT).exists()
+
+
+# --------------------------------------------------------------------------- CRN: the driver
+class Recording:
+    """A stand-in for the evaluators: records (perturbation seed, candidate) per generation and
+    scores a candidate by its values and the seed (so CMA-ES moves, and a resumed run that drew
+    other perturbations would diverge)."""
+
+    def __init__(self, calls, terms):
+        self.calls, self.terms = calls, terms
+
+    def map(self, task, values):
+        self.calls.append([(task.perturbation_seed, tuple(sorted(v.items()))) for v in values])
+        out = []
+        for v in values:
+            x = np.array(list(v.values())[:10])
+            score = float(np.sum(x**2)) + (task.perturbation_seed or 0) % 97 / 10
+            out.append(
+                EvaluationResult(
+                    score=score,
+                    terms=dict.fromkeys(self.terms, score / len(self.terms)),
+                    averages=dict.fromkeys(self.terms, 0.0),
+                    simulated_time=0.3,
+                    terminated=False,
+                    reason=None,
+                    wall_time=0.0,
+                )
+            )
+        return out
+
+    def close(self):
+        pass
+
+
+def test_common_random_numbers_per_generation_and_after_resume(small_settings, tmp_path, monkeypatch):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = {}
+
+    def run(name, generations, resume=False):
+        calls.setdefault(name, [])
+        monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: Recording(calls[name], terms))
+        settings = small_settings(task="push", generations=generations, seed=5)
+        Optimization(settings, tmp_path / name, resume=resume, progress=False).run()
+
+    run("whole", 3)
+    generations = calls["whole"]
+    assert len(generations) == 3
+    seeds = [{seed for seed, _ in gen} for gen in generations]
+    # one seed for every candidate of a generation, a new one each generation, by the rule
+    assert seeds == [{generation_seed(5, g)} for g in (1, 2, 3)]
+    hist = pd.read_csv(tmp_path / "whole" / "history.csv")
+    assert list(hist["perturbation_seed"]) == [generation_seed(5, g) for g in (1, 2, 3)]
+    saved, _ = load_checkpoint(tmp_path / "whole" / CHECKPOINT)
+    assert saved.task == "push" and saved.task_definition == Task.load("push").as_dict()
+    stored = json.loads((tmp_path / "whole" / "settings.json").read_text())
+    assert stored["task"] == "push" and stored["task_definition"]["pushes"]["magnitude"] == 100
+    best = json.loads((tmp_path / "whole" / "best.json").read_text())
+    assert best["task"] == "push" and best["perturbation_seed"] == generation_seed(5, best["generation"])
+    assert "task: push: pushes of 100 N" in (tmp_path / "whole" / "log.txt").read_text()
+
+    # interrupted after 1 generation and resumed: the same candidates under the same perturbations
+    run("parts", 1)
+    np.random.seed(4321)  # another process, another global random state
+    run("parts", 3, resume=True)
+    assert calls["parts"] == generations
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "parts" / "history.csv").drop(columns=WALL_COLUMNS),
+        hist.drop(columns=WALL_COLUMNS),
+    )
+    # the resumed run keeps its stored task, whatever the file says by then, and refuses another
+    from musclewalk.optimize.driver import OptimizationError
+
+    with pytest.raises(OptimizationError, match="task: the run was started with 'push', not 'slope'"):
+        Optimization(
+            Settings(model="", speed=1.0, generations=4),
+            tmp_path / "parts",
+            resume=True,
+            progress=False,
+            requested={"task": "slope"},
+        )
+
+
+def test_a_walk_run_draws_no_perturbations(small_settings, tmp_path, monkeypatch):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = []
+    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: Recording(calls, terms))
+    opt = Optimization(small_settings(generations=2), tmp_path / "walk", progress=False)
+    assert opt.task.task is not None and not opt.task.task.randomized
+    opt.run()
+    assert {seed for gen in calls for seed, _ in gen} == {None}
+    assert "perturbation_seed" not in pd.read_csv(tmp_path / "walk" / "history.csv")
+    assert "perturbation_seed" not in json.loads((tmp_path / "walk" / "best.json").read_text())
+
+
+def test_a_committed_checkpoint_resumes_as_straight_walking(tmp_path):
+    """Checkpoints from before task files have no task: they resume as the walk task without
+    random perturbations (whatever models/tasks/walk.yaml says)."""
+    import shutil
+
+    from musclewalk.optimize.driver import release_run_lock
+
+    src = REPO / "models" / "optimized" / "HumanLegs-walk-1.3"
+    run = tmp_path / "run"
+    shutil.copytree(src, run, ignore=shutil.ignore_patterns("earlier", ".musclewalk.lock"))
+    settings, _ = load_checkpoint(run / CHECKPOINT)
+    assert settings.task == "walk" and settings.task_definition == Task.straight().as_dict()
+    opt = Optimization(Settings(model="", speed=1.0, generations=0), run, resume=True, progress=False)
+    try:
+        assert not opt.scenario_task.randomized and opt.perturbation_seed(54) is None
+    finally:
+        release_run_lock(run)
+
+
+# --------------------------------------------------------------- a short real optimization
+@pytest.fixture(scope="module")
+def push_task(tmp_path_factory):
+    """The push task with its first push moved into a 0.3 s evaluation (at 0.05-0.15 s)."""
+    data = yaml.safe_load((TASKS / "push.yaml").read_text())
+    data["pushes"].update(start=0.1, jitter=0.05)
+    return write(tmp_path_factory.mktemp("task") / "push-early.yaml", data)
+
+
+def push_settings(task, generations):
+    """Population 2, 0.3 s evaluations, serial (the population is no command-line option)."""
+    return Settings(
+        model="",
+        speed=1.3,
+        duration=0.3,
+        generations=generations,
+        seed=3,
+        sigma=0.3,
+        popsize=2,
+        evaluator="serial",
+        workers=1,
+        task=str(task),
+    )
+
+
+def test_a_short_optimization_under_pushes(push_task, humanlegs_osim, tmp_path):
+    from musclewalk.model.meta import load_meta
+    from musclewalk.optimize.runs import complete_run, resume_run, start_run
+    from musclewalk.optimize.space import ParameterSpace
+    from musclewalk.sim.bridge import control_model_from_meta
+
+    def quiet(line):
+        pass
+
+    out = tmp_path / "push"
+    state = complete_run(
+        start_run(str(humanlegs_osim), out, push_settings(push_task, 2), progress=False), quiet
+    )
+    assert state.generation == 2 and state.failures == 0
+    hist = pd.read_csv(out / "history.csv")
+    assert list(hist["perturbation_seed"]) == [generation_seed(3, 1), generation_seed(3, 2)]
+    best = json.loads((out / "best.json").read_text())
+    assert best["task"] == str(push_task)
+    assert best["perturbation_seed"] == generation_seed(3, best["generation"])
+
+    # the best's score is reproduced under its generation's push, and the push matters
+    model = str(Path(humanlegs_osim).resolve())
+    meta = load_meta(model)
+    values = ParameterSpace(meta, control_model_from_meta(meta, 0.005)).flatten(best["parameters"])
+    task = EvaluationTask(
+        model, 1.3, 0.3, task=Task.load(push_task), perturbation_seed=best["perturbation_seed"]
+    )
+    scenario, terrain = task.scenario()
+    assert terrain is None and len(scenario.pushes) == 1 and 0.05 <= scenario.pushes[0].start <= 0.15
+    again = evaluate_task(task, values)
+    assert again.error is None and again.score == pytest.approx(best["objective"], rel=1e-9)
+    unpushed = evaluate_task(EvaluationTask(model, 1.3, 0.3), values)
+    assert unpushed.error is None and unpushed.score != pytest.approx(again.score, rel=1e-6)
+
+    # interrupted after one generation and resumed: the same pushes, the same candidates
+    parts = tmp_path / "parts"
+    complete_run(start_run(str(humanlegs_osim), parts, push_settings(push_task, 1), progress=False), quiet)
+    np.random.seed(4321)
+    complete_run(resume_run(str(humanlegs_osim), parts, generations=2, progress=False), quiet)
+    pd.testing.assert_frame_equal(
+        pd.read_csv(parts / "history.csv").drop(columns=WALL_COLUMNS), hist.drop(columns=WALL_COLUMNS)
+    )
+    assert json.loads((parts / "best.json").read_text())["parameters"] == best["parameters"]
+
+
+def test_an_evaluation_on_ramps(humanlegs_osim):
+    """The slope task's evaluation builds its ramps from the generation's seed."""
+    model = str(Path(humanlegs_osim).resolve())
+    task = EvaluationTask(model, 1.3, 0.3, task=Task.load("slope"), perturbation_seed=generation_seed(1, 1))
+    scenario, terrain = task.scenario()
+    assert terrain is not None and terrain.n_segments == 4  # flat + 3 m of ramps for 0.3 s
+    result = evaluate_task(task, {})
+    assert result.error is None and result.simulated_time == pytest.approx(0.3)
