@@ -1,4 +1,5 @@
 """Issue 10 item 5: a bad config/config.yaml fails before any job, naming the key."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +14,13 @@ GOOD = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 def dry_run(tmp_path, config):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    return subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "--cores", "1",
-                           "--configfile", str(path)], cwd=REPO, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "all", "-n", "--cores", "1", "--configfile", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def with_run(**changes):
@@ -25,15 +30,19 @@ def with_run(**changes):
     return config
 
 
-@pytest.mark.parametrize("config, words", [
-    (with_run(speed=-1), ["speed", "-1"]),
-    (with_run(speed="fast"), ["speed", "fast"]),
-    (with_run(task="run"), ["task", "run"]),
-    (with_run(creature="NoSuchBeast"), ["runs[0].creature", "NoSuchBeast"]),
-    ({**GOOD, "budget": "nonsense"}, ["budget", "nonsense", "quick"]),
-    ({**GOOD, "workers": 0}, ["workers"]),
-    ({**GOOD, "creatures": ["HumanLegs", "Dragon"]}, ["creatures[1]", "Dragon"]),
-])
+@pytest.mark.parametrize(
+    "config, words",
+    [
+        (with_run(speed=-1), ["speed", "-1"]),
+        (with_run(speed="fast"), ["speed", "fast"]),
+        (with_run(task="fly"), ["runs[0].task", "fly"]),
+        (with_run(task="Run"), ["task", "Run"]),
+        (with_run(creature="NoSuchBeast"), ["runs[0].creature", "NoSuchBeast"]),
+        ({**GOOD, "budget": "nonsense"}, ["budget", "nonsense", "quick"]),
+        ({**GOOD, "workers": 0}, ["workers"]),
+        ({**GOOD, "creatures": ["HumanLegs", "Dragon"]}, ["creatures[1]", "Dragon"]),
+    ],
+)
 def test_a_bad_config_fails_before_any_job(tmp_path, config, words):
     result = dry_run(tmp_path, config)
     assert result.returncode != 0
@@ -53,20 +62,30 @@ def test_the_run_name_cannot_split_wrongly(tmp_path):
 
 def _message(result):
     """The one line of ours in snakemake's error report."""
-    lines = [line for line in (result.stdout + result.stderr).splitlines()
-             if "config.yaml" in line and ": " in line and not line.startswith((" ", "Config"))]
+    lines = [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if "config.yaml" in line and ": " in line and not line.startswith((" ", "Config"))
+    ]
     assert len(lines) == 1, result.stdout + result.stderr
     return lines[0]
 
 
-@pytest.mark.parametrize("change, words", [
-    # a speed the schema accepts but a run name cannot carry (str() writes 1e-05)
-    (lambda c: c["runs"].__setitem__(0, {"creature": "HumanLegs", "task": "walk", "speed": 1e-05}),
-     ["runs[0].speed", "1e-05", "plain decimal"]),
-    (lambda c: c["runs"].append(dict(c["runs"][0])), ["runs[2]", "same run as runs[0]"]),
-    (lambda c: c.update(creatures=["HumanLegs", "nowhere/bird.yaml"]),
-     ["creatures[1]", "'nowhere/bird.yaml' not found"]),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        # a speed the schema accepts but a run name cannot carry (str() writes 1e-05)
+        (
+            lambda c: c["runs"].__setitem__(0, {"creature": "HumanLegs", "task": "walk", "speed": 1e-05}),
+            ["runs[0].speed", "1e-05", "plain decimal"],
+        ),
+        (lambda c: c["runs"].append(dict(c["runs"][0])), ["runs[2]", "same run as runs[0]"]),
+        (
+            lambda c: c.update(creatures=["HumanLegs", "nowhere/bird.yaml"]),
+            ["creatures[1]", "'nowhere/bird.yaml' not found"],
+        ),
+    ],
+)
 def test_bad_config_is_one_line_naming_the_file_and_key(tmp_path, change, words):
     config = yaml.safe_load(yaml.safe_dump(GOOD))
     change(config)
@@ -79,14 +98,30 @@ def test_bad_config_is_one_line_naming_the_file_and_key(tmp_path, change, words)
 
 
 def test_a_command_line_override_is_named(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "--cores", "1",
-                             "--directory", str(tmp_path), "--configfile",
-                             str(REPO / "config" / "config.yaml"), "--config", "budget=nonsense"],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "all",
+            "-n",
+            "--cores",
+            "1",
+            "--directory",
+            str(tmp_path),
+            "--configfile",
+            str(REPO / "config" / "config.yaml"),
+            "--config",
+            "budget=nonsense",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode != 0
     line = _message(result)
-    assert "config.yaml + --config: budget: 'nonsense' is not a budget (known: quick, paper)" \
-        in line, line
+    assert "config.yaml + --config: budget: 'nonsense' is not a budget (known: quick, paper)" in line, line
 
 
 def test_a_creature_file_is_built_from_that_file(tmp_path):
@@ -97,26 +132,76 @@ def test_a_creature_file_is_built_from_that_file(tmp_path):
     config["runs"].append({"creature": str(creature), "task": "walk", "speed": 1.0})
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
-    result = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores", "1",
-                             "--directory", str(tmp_path / "work"), "--configfile", str(path)],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "all",
+            "-n",
+            "-p",
+            "--cores",
+            "1",
+            "--directory",
+            str(tmp_path / "work"),
+            "--configfile",
+            str(path),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout + result.stderr
     assert f"musclewalk build {creature} -o results/models/big_bird.osim" in out
     assert "--out results/optimize/big_bird-walk-1.0" in out
 
 
-def test_an_unimplemented_task_asked_for_by_path_is_refused(tmp_path):
-    """Not only the config: results/optimize/<creature>-run-1.3 used to walk silently."""
-    target = "results/optimize/HumanLegs-run-1.3"
-    result = subprocess.run([sys.executable, "-m", "snakemake", target, "-n", "--cores", "1",
-                             "--directory", str(tmp_path),
-                             "--configfile", str(REPO / "config" / "config.yaml")],
-                            cwd=REPO, capture_output=True, text=True, timeout=300)
+def test_an_unknown_task_asked_for_by_path_is_refused_and_a_known_one_is_passed_on(tmp_path):
+    """Not only the config: results/optimize/<creature>-fly-1.3 names no task file and is refused;
+    results/optimize/<creature>-run-1.3 optimizes with --task run (it used to walk silently)."""
+
+    def dry(target):
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                target,
+                "-n",
+                "-p",
+                "--cores",
+                "1",
+                "--directory",
+                str(tmp_path),
+                "--configfile",
+                str(REPO / "config" / "config.yaml"),
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    result = dry("results/optimize/HumanLegs-fly-1.3")
     assert result.returncode != 0
     out = result.stdout + result.stderr
-    assert "task 'run'" in out and "musclewalk optimize implements walk" in out, out[-2000:]
+    assert "task 'fly'" in out and "push" in out and "models/tasks/" in out, out[-2000:]
     assert "rule optimize:" not in out.replace("in rule optimize", "")
+    result = dry("results/optimize/HumanLegs-run-1.3")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out[-2000:]
+    assert "--task run --speed 1.3" in out, out[-2000:]
+
+
+def test_a_config_run_with_an_unknown_task_is_one_line(tmp_path):
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["runs"][0] = {"creature": "HumanLegs", "task": "fly", "speed": 1.3}
+    result = dry_run(tmp_path, config)
+    assert result.returncode != 0
+    line = _message(result)
+    assert "runs[0].task" in line and "unknown task 'fly'" in line
 
 
 def test_a_bad_experiment_file_is_named_with_its_key(tmp_path):
@@ -133,15 +218,33 @@ def test_a_bad_experiment_file_is_named_with_its_key(tmp_path):
 def test_runs_from_experiment_files_take_their_objective_or_their_stages(tmp_path):
     """quick: one generation of the experiment's creature, speed and objective around the
     committed result; paper: the experiment file's own stages."""
+
     def planned(budget):
-        result = subprocess.run([sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores",
-                                 "1", "--config", f"budget={budget}"], cwd=REPO,
-                                capture_output=True, text=True, timeout=300)
+        result = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "all",
+                "-n",
+                "-p",
+                "--cores",
+                "1",
+                "--config",
+                f"budget={budget}",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         return [line for line in result.stdout.splitlines() if "musclewalk optimize" in line]
 
     quick = planned("quick")
-    assert any("--objective geijtenbeek2013 --init models/optimized/Human-walk-1.3/best.json"
-               in line for line in quick)
+    assert any(
+        "--objective geijtenbeek2013 --init models/optimized/Human-walk-1.3/best.json" in line
+        for line in quick
+    )
     paper = planned("paper")
     assert any("config/experiments/human-walk-1.3.yaml --workers" in line for line in paper)

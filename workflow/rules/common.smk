@@ -16,8 +16,15 @@ CONDA_ENV = "../../environment.yml"
 NAME = r"[A-Za-z0-9_]+"
 TASK = r"[a-z]+"
 SPEED = r"[0-9]+(\.[0-9]+)?"
-# what `musclewalk optimize` implements (it has no task option: it optimizes straight walking)
-TASKS = ("walk",)
+
+
+def _tasks():
+    """The task names `musclewalk optimize --task` knows: the files in models/tasks/."""
+    from musclewalk.model.template import models_dir
+    return tuple(sorted(p.stem for p in (models_dir() / "tasks").glob("*.yaml")))
+
+
+TASKS = _tasks()
 
 
 def _config_sources():
@@ -94,7 +101,11 @@ def _run_fields(i):
     run = config["runs"][i]
     if i in EXPERIMENTS:
         exp = EXPERIMENTS[i]
-        return exp.creature, "walk", exp.speed
+        task = exp.task if exp.task in TASKS else os.path.splitext(os.path.basename(exp.task))[0]
+        return exp.creature, task, exp.speed
+    if run["task"] not in TASKS:
+        _config_error(f"runs[{i}].task", f"unknown task {run['task']!r} (models/tasks/: "
+                      f"{', '.join(TASKS)})")
     return run["creature"], run["task"], run["speed"]
 
 
@@ -164,10 +175,10 @@ def model_data_files():
 
 def warm_start(wc):
     """The committed result of a run as its warm start (budget warm_start). Also refuses a task
-    the optimizer does not implement when the run is asked for by its output path."""
+    that has no file in models/tasks/ when the run is asked for by its output path."""
     if wc.task not in TASKS:
-        raise ValueError(f"task '{wc.task}' of {wc.creature}-{wc.task}-{wc.speed}: musclewalk "
-                         f"optimize implements {', '.join(TASKS)}")
+        raise ValueError(f"task '{wc.task}' of {wc.creature}-{wc.task}-{wc.speed}: the tasks "
+                         f"are {', '.join(TASKS)} (models/tasks/)")
     path = f"models/optimized/{wc.creature}-{wc.task}-{wc.speed}/best.json"
     return path if BUDGET["warm_start"] and os.path.exists(path) else []
 
@@ -190,7 +201,7 @@ def optimize_arguments(wc, input, threads):
     exp = run_experiment(wc)
     if exp is not None and BUDGET.get("experiment_stages", False):
         return f"{exp.path} --workers {threads}"
-    args = (f"{input.osim} --speed {wc.speed} --duration {BUDGET['duration']} "
+    args = (f"{input.osim} --task {wc.task} --speed {wc.speed} --duration {BUDGET['duration']} "
             f"--generations {BUDGET['generations']} --seed {BUDGET['seed']} --workers {threads}")
     if exp is not None:
         args += f" --objective {exp.objective}"

@@ -1,4 +1,4 @@
-# CMA-ES optimization of one run {creature}-{task}-{speed} (task: walk = straight walking): the
+# CMA-ES optimization of one run {creature}-{task}-{speed} (task: a file of models/tasks/): the
 # run's experiment file (config/experiments/) or its creature and speed, with the budget's
 # settings (common.smk: optimize_arguments).
 rule optimize:
