@@ -441,6 +441,43 @@ def _cmd_analyze(args):
     )
 
 
+def _cmd_robustness(args):
+    """The robustness protocol (analysis.robustness) on an optimization run folder: every option
+    checked and the run folder read before the first trial; the JSON written atomically."""
+    import json
+
+    from .analysis.robustness import Protocol, Walker, measure, summary_line
+    from .io_checks import check_output_file, write_files_together
+
+    def protocol(speed):
+        return Protocol(
+            args.test,
+            speed,
+            duration=args.duration,
+            seeds=args.seeds,
+            first_seed=args.first_seed,
+            start=args.start,
+            step=args.step,
+            maximum=args.max,
+        )
+
+    if args.speed is not None:
+        protocol(args.speed)  # a bad option before any file is read
+    check_output_file(args.out, "-o")
+    walker = Walker.load(args.run)
+    for name in (walker.model, walker.best, walker.model.with_suffix(".meta.json")):
+        if args.out.absolute() == name.absolute():
+            raise UsageError(f"{args.out}: -o is an input of the run folder ({name})")
+    speed = args.speed if args.speed is not None else walker.speed
+    if speed is None:
+        raise UsageError(f"--speed: required ({walker.best} has no target speed)")
+    proto = protocol(speed)
+    progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    result = measure(walker, proto, progress)
+    write_files_together({args.out: (json.dumps(result, indent=1) + "\n").encode()})
+    print(summary_line(result, args.out))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="musclewalk", description=__doc__)
     p.add_argument("--version", action="version", version=f"musclewalk {__version__}")
@@ -625,6 +662,46 @@ def build_parser() -> argparse.ArgumentParser:
         "within the run, END is clipped to its end)",
     )
     s.set_defaults(func=_cmd_analyze)
+
+    s = sub.add_parser(
+        "robustness",
+        help="largest push, slope or turning rate an optimized controller survives (Table 4)",
+        description="The robustness protocol (README, 'Robustness protocol'). A trial simulates the run's "
+        "controller (optimized.osim + best.json) at its speed for --duration s with the paper's "
+        "termination rules; per seed the level goes --start, --start + --step, ... until the "
+        "first failed trial, the seed's result is the last level survived (null: --start failed),"
+        " and the result is the median over the seeds. push: F newtons on the trunk for 0.2 s "
+        "every 1 s from 1 s on, each in a random horizontal direction; fails when a termination "
+        "rule fires. slope: after 1 m flat, 1 m ramps each with a random slope within +-level "
+        "deg; fails as push. turn: the target heading turns at level deg/s toward random goals (a"
+        " new one every 3 s within 60 deg); fails when a termination rule fires or when the "
+        "heading error (target heading minus trunk heading, its trailing 1 s moving average, "
+        "absolute, averaged over the steps after 2 s) reaches 10 deg. Seed k seeds the push "
+        "directions, ramps or heading path, the same at every level.",
+    )
+    s.add_argument(
+        "run", type=Path, help="optimization run folder (optimized.osim, optimized.meta.json, best.json)"
+    )
+    s.add_argument("--test", required=True, choices=["push", "slope", "turn"])
+    s.add_argument(
+        "-o", "--out", type=Path, required=True, help="result JSON (written when all trials are done)"
+    )
+    s.add_argument("--seeds", type=int, default=10, help="number of seeds (default 10)")
+    s.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1): seeds S, S+1, ...")
+    s.add_argument("--speed", type=float, help="target speed, m/s (default: best.json's)")
+    s.add_argument("--duration", type=float, help="s per trial (default 10; turn 20)")
+    s.add_argument("--start", type=float, help="first level (default: push 10 N, slope 1 deg, turn 1 deg/s)")
+    s.add_argument(
+        "--step", type=float, help="level increment (default: push 10 N, slope 1 deg, turn 1 deg/s)"
+    )
+    s.add_argument(
+        "--max",
+        type=float,
+        help="last level tried (default: none; slopes below 45 deg, 200 levels at most); a seed "
+        "that survives it is reported as capped",
+    )
+    s.add_argument("--quiet", action="store_true", help="no line per trial on stderr")
+    s.set_defaults(func=_cmd_robustness)
 
     s = sub.add_parser(
         "compare",
