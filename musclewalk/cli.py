@@ -478,14 +478,12 @@ def _cmd_robustness(args):
     print(summary_line(result, args.out))
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="musclewalk", description=__doc__)
-    p.add_argument("--version", action="version", version=f"musclewalk {__version__}")
-    sub = p.add_subparsers(dest="command", required=True)
-
+def _add_creatures_command(sub) -> None:
     s = sub.add_parser("creatures", help="list the creature presets")
     s.set_defaults(func=_cmd_creatures)
 
+
+def _add_build_command(sub) -> None:
     s = sub.add_parser("build", help="build a creature preset (or YAML file) as an .osim model")
     s.add_argument("creature", help="preset name (see 'musclewalk creatures') or a YAML file")
     s.add_argument(
@@ -500,11 +498,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-validate", action="store_true", help="skip the OpenSim validation")
     s.set_defaults(func=_cmd_build)
 
+
+def _add_render_command(sub) -> None:
     s = sub.add_parser("render", help="picture of a model from the side and the front")
     s.add_argument("model", type=Path)
     s.add_argument("-o", "--out", required=True, type=Path)
     s.set_defaults(func=_cmd_render)
 
+
+def _add_simulate_command(sub) -> None:
     s = sub.add_parser("simulate", help="simulate a model with the controller; writes outputs")
     s.add_argument("model", type=Path, help="model .osim (its .meta.json must lie beside it)")
     s.add_argument("--params", type=Path, help="parameter JSON (controller and initial state)")
@@ -551,6 +553,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
     s.set_defaults(func=_cmd_simulate)
 
+
+def _add_optimize_command(sub) -> None:
     from .optimize.driver import Settings
 
     default = Settings(model="", speed=1.0)  # the help shows the optimizer's own defaults
@@ -649,6 +653,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", type=Path, required=True, help="run directory")
     s.set_defaults(func=_cmd_optimize)
 
+
+def _add_analyze_command(sub) -> None:
     s = sub.add_parser("analyze", help="gait summary of a simulation folder")
     s.add_argument("simulation", type=Path, help="folder written by 'musclewalk simulate'")
     s.add_argument("-o", "--out", type=Path, required=True, help="summary JSON")
@@ -663,6 +669,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=_cmd_analyze)
 
+
+def _add_robustness_command(sub) -> None:
     s = sub.add_parser(
         "robustness",
         help="largest push, slope or turning rate an optimized controller survives (Table 4)",
@@ -703,6 +711,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no line per trial on stderr")
     s.set_defaults(func=_cmd_robustness)
 
+
+def _add_compare_command(sub) -> None:
     s = sub.add_parser(
         "compare",
         help="a gait against human reference data (gait cycles, clinical angles, GRF, spatiotemporal, GPS)",
@@ -750,10 +760,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     s.set_defaults(func=_cmd_compare)
 
+
+def _add_info_command(sub) -> None:
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
     s.add_argument("model", type=Path)
     s.add_argument("-v", "--verbose", action="store_true")
     s.set_defaults(func=_cmd_info)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="musclewalk", description=__doc__)
+    p.add_argument("--version", action="version", version=f"musclewalk {__version__}")
+    sub = p.add_subparsers(dest="command", required=True)
+    _add_creatures_command(sub)
+    _add_build_command(sub)
+    _add_render_command(sub)
+    _add_simulate_command(sub)
+    _add_optimize_command(sub)
+    _add_analyze_command(sub)
+    _add_robustness_command(sub)
+    _add_compare_command(sub)
+    _add_info_command(sub)
     return p
 
 
