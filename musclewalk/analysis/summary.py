@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..constants import CONTROL_INTERVAL
 from ..measures.events import GRAVITY as G
-from ..measures.events import contact_threshold, touch_downs
+from ..measures.events import contact_threshold, gait_pattern, touch_downs
 from ..measures.integral import StepIntegral
 from ..measures.metabolics import BASAL_RATE, metabolic_rate, metabolic_rates, muscle_masses
 from ..model.meta import load_meta
@@ -98,11 +98,8 @@ def summarize(sim_dir) -> dict:
         energy_integral.add(tk, {"energy": rk})
     energy = energy_integral.totals(simulated_time)["energy"]
     distance = summary["distance"]
-    strikes = touch_downs(
-        grf["time"].to_numpy(),
-        grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy(),
-        contact_threshold(mass),
-    )
+    vertical = grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy()
+    strikes = touch_downs(grf["time"].to_numpy(), vertical, contact_threshold(mass))
     right = strikes[0]
     stride_frequency = (
         float((len(right) - 1) / (right[-1] - right[0])) if len(right) >= 2 and right[-1] > right[0] else None
@@ -127,6 +124,9 @@ def summarize(sim_dir) -> dict:
         f"{BASAL_RATE} W/kg; musclewalk.measures.metabolics)",
         "stride_frequency_Hz": stride_frequency,
         "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
+        # walk / run (a flight phase in every stride) / hop (the feet land together), from the
+        # vertical GRF after the first right touch-down (measures.events.gait_pattern)
+        "gait": gait_pattern(grf["time"].to_numpy(), vertical, contact_threshold(mass)),
         "body_mass_kg": mass,
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,

@@ -50,3 +50,53 @@ def touch_downs(t, vertical_grf, threshold: float) -> tuple[np.ndarray, np.ndarr
         for foot in detector.update(grf):
             kept[foot].append(float(tk))
     return np.array(kept[0]), np.array(kept[1])
+
+
+def gait_pattern(t, vertical_grf, threshold: float) -> dict:
+    """Walk, run or hop, from a recorded run's vertical GRF (n, 2) (right, left), per stride of the
+    right foot (touch-down to touch-down): whether it has a flight phase (both feet off the
+    ground: a run) and a double-support phase (both on it: a walk), and where the left foot lands
+    in it (the phase offset: 0.5 alternates, near 0 or 1 the feet land together: hopping).
+
+    pattern: "run" when every stride has a flight phase and the feet alternate, "walk" when every
+    stride has double support and none has flight, "hop" when the feet land together (offset
+    within 0.15 of 0 or 1 on average), else "mixed"; None with fewer than two right touch-downs."""
+    t = np.asarray(t, float)
+    contact = np.asarray(vertical_grf, float) > threshold
+    right, left = touch_downs(t, vertical_grf, threshold)
+    strides = list(zip(right[:-1], right[1:]))
+    if not strides:
+        return {"pattern": None, "strides": 0}
+    flight, double, offsets = [], [], []
+    for a, b in strides:
+        inside = (t >= a) & (t < b)
+        flight.append(bool(np.any(~contact[inside, 0] & ~contact[inside, 1])))
+        double.append(bool(np.any(contact[inside, 0] & contact[inside, 1])))
+        landing = left[(left >= a) & (left < b)]
+        if len(landing):
+            offsets.append(float((landing[0] - a) / (b - a)))
+    offset = float(np.mean(offsets)) if offsets else None
+    in_phase = offset is not None and min(offset, 1.0 - offset) < 0.15
+    if in_phase:
+        pattern = "hop"
+    elif all(flight):
+        pattern = "run"
+    elif all(double) and not any(flight):
+        pattern = "walk"
+    else:
+        pattern = "mixed"
+    dt = np.diff(t, append=t[-1])
+    airborne = ~contact[:, 0] & ~contact[:, 1]
+    start = right[0]
+    after = t >= start
+    return {
+        "pattern": pattern,
+        "strides": len(strides),
+        "strides_with_flight": int(sum(flight)),
+        "strides_with_double_support": int(sum(double)),
+        "flight_fraction": float(dt[after & airborne].sum() / max(dt[after].sum(), 1e-12)),
+        "double_support_fraction": float(
+            dt[after & contact[:, 0] & contact[:, 1]].sum() / max(dt[after].sum(), 1e-12)
+        ),
+        "left_touch_down_phase": offset,
+    }

@@ -15,16 +15,19 @@ def main(sm):
              f"Budget: {sm.params.budget_name} ({budget['generations']} generations, "
              f"t_max {budget['duration']} s, re-simulated {budget['simulate_duration']} s)", "",
              "| run | simulated s | termination | distance m | speed m/s | target | "
-             "CoT J/(kg m) | stride Hz | GPS deg | cadence steps/min | stance % |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "CoT J/(kg m) | stride Hz | gait (flight %) | GPS deg | cadence steps/min | stance % |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for run, path, comparison in zip(sm.params.runs, sm.input.summaries, sm.input.comparisons):
         r = json.load(open(path))
         c = json.load(open(comparison))
         st = c["spatiotemporal"]
+        gait = r.get("gait") or {}
+        pattern = (f"{gait['pattern']} ({100 * gait['flight_fraction']:.0f})"
+                   if gait.get("pattern") else "n/a")
         lines.append(f"| {run} | {r['simulated_time']:.2f} | {r['termination_reason'] or 'none'} | "
                      f"{r['distance']:.2f} | {r['mean_forward_speed']:.2f} | {r['target_speed']} | "
                      f"{fmt(r['cost_of_transport_J_per_kg_m'], '.2f')} | "
-                     f"{fmt(r['stride_frequency_Hz'], '.2f')} | {fmt(c['gps_deg'], '.1f')} | "
+                     f"{fmt(r['stride_frequency_Hz'], '.2f')} | {pattern} | {fmt(c['gps_deg'], '.1f')} | "
                      f"{fmt(st.get('cadence_steps_per_min'), '.0f')} | "
                      f"{fmt(st.get('stance_percent'), '.0f')} |")
     lines += ["", "Side-view filmstrips (every 0.1 s):", ""]
