@@ -13,6 +13,11 @@ Run directory:
 A new run needs an empty (or new) --out; --resume needs the run's checkpoint and refuses settings
 that differ from the saved ones. Every setting is checked before the first evaluation.
 
+Settings.parameters (an experiment file's `parameters:`; space.py) narrows bounds or fixes
+parameters: a fixed parameter is no CMA-ES coordinate and takes its value in every evaluation,
+in best.json and in optimized.osim; the overrides are stored with the settings (settings.json,
+the checkpoint), so --resume builds the same space; checkpoints without them mean none.
+
 Under a task with random perturbations (task.py: turns, pushes, ramps) every candidate of a
 generation is evaluated under the same perturbations (common random numbers), drawn from
 task.generation_seed(seed, generation): the checkpoint's settings (seed, the task definition) and
@@ -47,7 +52,7 @@ from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
 from .evaluators import make_evaluator
-from .space import ParameterSpace
+from .space import OverrideError, ParameterSpace, parse_overrides
 from .task import Task, TaskError, generation_seed
 
 CHECKPOINT = "checkpoint.pkl"
@@ -92,6 +97,8 @@ class Settings:
     # are simulated under (speed, duration and objective above are the run's own, resolved)
     task_definition: dict | None = None  # the task as the run started with it (a resumed run
     # keeps it, whatever the file)
+    parameters: dict = field(default_factory=dict)  # parameter overrides (space.py: pattern ->
+    # {lower, upper} or {fixed}; an experiment file's `parameters:`); {}: the full space
     command: str = ""
 
     def backstop(self) -> float:
@@ -140,6 +147,10 @@ class Settings:
             raise OptimizationError(str(exc)) from None
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got {self.evaluator!r}")
+        try:
+            parse_overrides(self.parameters)
+        except OverrideError as exc:
+            raise OptimizationError(str(exc)) from None
 
     def scenario_task(self) -> Task:
         """The run's task: from its stored definition (a started run), else from its file.
@@ -168,6 +179,7 @@ RESULT_SETTINGS = (
     "objective",
     "stop_when_walking",
     "task",
+    "parameters",
 )
 
 
@@ -184,6 +196,7 @@ class State:
     history: list = field(default_factory=list)
     failures: int = 0
     failure_log: list = field(default_factory=list)  # {generation, candidate, error}
+    warm_start_notes: list = field(default_factory=list)  # what the warm start changed (log.txt)
 
     @property
     def best_score(self) -> float:
@@ -349,6 +362,12 @@ def scaled_passive_model(model: Path, out: Path, factors: Mapping[str, float]) -
     return target
 
 
+def _first(items, shown: int = 3) -> str:
+    """The first ``shown`` of ``items``, comma-separated, ", ..." when there are more."""
+    items = list(items)
+    return ", ".join(items[:shown]) + (", ..." if len(items) > shown else "")
+
+
 def best_key(result: EvaluationResult | None) -> tuple:
     """Ordering of the reported best (CMA-ES itself ranks by objective alone): a candidate that ran
     the full t_max beats any that a termination rule stopped, however low the latter's objective
@@ -396,6 +415,12 @@ class Optimization:
             if Path(saved.model).parent.name == MODEL_DIR and local.exists():
                 saved.model = str(local)
             for name, value in requested.items():
+                if name == "parameters" and value != saved.parameters:
+                    raise OptimizationError(
+                        f"{ckpt}: parameters: the run's search space was defined by "
+                        f"{json.dumps(saved.parameters)}, not {json.dumps(value, default=str)}; restore the "
+                        "experiment file's parameters or start a new run"
+                    )
                 if name in RESULT_SETTINGS and name != "model" and value != getattr(saved, name):
                     raise OptimizationError(
                         f"{ckpt}: {name}: the run was started with {getattr(saved, name)!r}, "
@@ -415,10 +440,15 @@ class Optimization:
         self.scenario_task = self._task(s)
         self.meta = load_meta(s.model)
         self.control_model = control_model_from_meta(self.meta, CONTROL_INTERVAL)
-        self.space = ParameterSpace(self.meta, self.control_model)
+        try:
+            self.space = ParameterSpace(self.meta, self.control_model, s.parameters)
+        except OverrideError as exc:
+            raise OptimizationError(f"{ckpt if resume else s.model}: {exc}") from None
+        s.parameters = self.space.overrides  # stored as resolved: float values
         self._check_model()
         if not resume:
             x0 = np.zeros(len(self.space))
+            self.warm_start_notes = []
             if s.init:
                 x0 = self._warm_start(Path(s.init))
             opts = {
@@ -438,7 +468,7 @@ class Optimization:
                 # injected as the genotype whose bound-transformed candidate is exactly x0
                 x0c = np.clip(x0, self.space.lower_x, self.space.upper_x)
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
-            self.state = State(es=es)
+            self.state = State(es=es, warm_start_notes=self.warm_start_notes)
         self.task = EvaluationTask(
             str(Path(s.model).resolve()),
             s.speed,
@@ -508,6 +538,10 @@ class Optimization:
                 shutil.rmtree(evaluator.tmpdir, ignore_errors=True)
 
     def _warm_start(self, path: Path) -> np.ndarray:
+        """The CMA-ES start of ``--init``; ``warm_start_notes`` (for log.txt) says what the run's
+        parameter overrides changed: a fixed parameter takes its fixed value, not the file's; a
+        value outside narrowed bounds is refused unless clip_init (then clipped, as outside a
+        parameter's own bounds)."""
         s = self.settings
         try:
             creature, params = read_parameter_sections(path)
@@ -535,7 +569,8 @@ class Optimization:
         if not s.init_other_creature:
             # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry
             # over and the rest keep their defaults; a file of this creature must be complete
-            missing = [n for n in self.space.names if n not in flat]
+            # (but for the fixed parameters, which take their fixed value anyway)
+            missing = [e.name for e in self.space.optimized if e.name not in flat]
             if unknown or missing:
                 what = (
                     f"{len(missing)} parameters missing (e.g. {missing[0]})"
@@ -549,17 +584,32 @@ class Optimization:
                 )
         outside = [
             (e.name, flat[e.name], e.lower, e.upper)
-            for e in self.space.entries
+            for e in self.space.optimized
             if e.name in flat and not e.lower <= flat[e.name] <= e.upper
         ]
         if outside and not s.clip_init:
             name, value, lo, hi = outside[0]
             more = f" (and {len(outside) - 1} more)" if len(outside) > 1 else ""
+            narrowed = " (narrowed by the run's parameters)" if name in self.space.narrowed else ""
             raise OptimizationError(
                 f"{path}: {name}: {value:g} is outside the bounds "
-                f"[{lo:g}, {hi:g}]{more}; --clip-init starts from the "
+                f"[{lo:g}, {hi:g}]{narrowed}{more}; --clip-init starts from the "
                 "nearest bound instead"
             )
+        notes = []
+        clipped_narrowed = [o for o in outside if o[0] in self.space.narrowed]
+        if clipped_narrowed:
+            notes.append(
+                f"clipped into narrowed bounds (--clip-init): {len(clipped_narrowed)}: "
+                + _first(f"{n} {v:g} -> {min(max(v, lo), hi):g}" for n, v, lo, hi in clipped_narrowed)
+            )
+        replaced = [(n, flat[n], v) for n, v in self.space.fixed.items() if n in flat and flat[n] != v]
+        if replaced:
+            notes.append(
+                f"fixed parameters take their fixed value, not the warm start's: {len(replaced)}: "
+                + _first(f"{n} {old:g} -> {v:g}" for n, old, v in replaced)
+            )
+        self.warm_start_notes = notes
         return self.space.x_from_values({k: v for k, v in flat.items() if k not in unknown})
 
     # ------------------------------------------------------------------ loop
@@ -774,6 +824,17 @@ class Optimization:
             }
         )
 
+    def _override_lines(self) -> list[str]:
+        """log.txt lines on the run's parameter overrides (none without any)."""
+        space = self.space
+        if not space.overrides:
+            return []
+        return [
+            f"parameter overrides: {json.dumps(space.overrides)} ({len(space)} of "
+            f"{len(space.names)} parameters optimized)",
+            *space.describe_overrides(),
+        ]
+
     def _write_log(self, stop: str | None) -> None:
         import cma
         import opensim
@@ -788,7 +849,9 @@ class Optimization:
             f"seed: {s.seed}, population: {s.popsize}, sigma0: {s.sigma}, "
             f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}",
             f"warm start: {s.init or 'none (template defaults)'}",
+            *(f"warm start: {note}" for note in st.warm_start_notes),
             f"parameters: {len(self.space)} " + json.dumps(self.space.group_counts()),
+            *self._override_lines(),
             f"generations: {st.generation}, evaluations: {st.evaluations}, failed evaluations: {st.failures}",
             f"wall time: {st.wall_time:.1f} s ({st.wall_time / 3600:.2f} h)",
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",

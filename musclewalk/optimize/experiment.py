@@ -24,6 +24,22 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         scale_passive: {spine_flexion: 1.5}   # passive gain bounds x factor in the stage's model
         duration: 6
         stop_when_walking: true        # move on once a candidate ran the full t_max
+    parameters:                        # optional: the search space of every stage
+      knee.theta: {lower: 0.0}         # narrowed bounds (lower and/or upper, absolute values
+                                       # within the parameter's own bounds)
+      "routing.*": {fixed: 0.5}        # not optimized: held at this value
+
+`parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its
+model section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each
+parameter may be matched by one key only. A fixed parameter is no CMA-ES coordinate (the dimension
+shrinks) and has its value in every evaluation, in best.json and in optimized.osim; a warm
+start's value for it is replaced (log.txt says so). Narrowed bounds are the parameter's bounds
+for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
+as of a full one), a default outside them starts at the nearest bound, and a warm-start value
+outside them is refused unless --clip-init (then clipped). The names are checked against the
+creature when the file is loaded (optimize.space: parse_overrides, resolve_overrides); a
+stage's checkpoint keeps the overrides it started with and running the file again with other
+ones is refused.
 
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
 the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""
@@ -35,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io_checks import read_yaml
+from .space import OverrideError, ParameterSpace, parse_overrides
 from .task import DEFAULT_TASK, Task, TaskError
 
 STAGE_KEYS = {
@@ -55,6 +72,7 @@ TOP_KEYS = {
     "defaults",
     "stages",
     "task",
+    "parameters",
 }
 STAGES_DIR = "stages"
 
@@ -101,6 +119,8 @@ class Experiment:
     init_from_other_creature: bool = False
     description: str = ""
     task: str = DEFAULT_TASK  # a name in models/tasks/ or the absolute path of a task file
+    parameters: dict = field(default_factory=dict)  # parameter overrides (optimize.space), stored
+    # form: pattern -> {lower, upper} or {fixed} as floats; {}: the full search space
 
     def stage_dir(self, out: Path, index: int) -> Path:
         """The last stage writes the experiment's result into ``out`` itself."""
@@ -157,6 +177,7 @@ class Experiment:
         other = data.get("init_from_other_creature", False)
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
+        parameters = cls._parameters(data.get("parameters"), creature, err)
         defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
         defaults.setdefault("duration", task.duration)
         raw_stages = data.get("stages")
@@ -200,7 +221,26 @@ class Experiment:
             init_from_other_creature=other,
             description=str(data.get("description", "")),
             task=task_name,
+            parameters=parameters,
         )
+
+    @staticmethod
+    def _parameters(raw, creature: str, err) -> dict:
+        """The parameter overrides in their stored form, checked against the creature's
+        parameters (its template's, without building the model)."""
+        try:
+            parameters = parse_overrides(raw)
+        except OverrideError as exc:
+            raise err(exc.key, exc.reason) from None
+        if not parameters:
+            return parameters
+        try:
+            ParameterSpace.of_creature(creature, parameters)
+        except OverrideError as exc:
+            raise err(exc.key, exc.reason) from None
+        except (ValueError, OSError) as exc:
+            raise err("creature", f"cannot check the parameters against it: {exc}") from None
+        return parameters
 
     @staticmethod
     def _stage_values(raw, key, err) -> dict:

@@ -154,9 +154,15 @@ def resume_run(
 
 def complete_run(opt: Optimization, report: Report = report_line) -> State:
     """Run ``opt`` to its end: its search space reported first, its best result last."""
+    space = opt.space
     report(
-        f"{opt.meta.creature}: {len(opt.space)} parameters "
-        + ", ".join(f"{k} {v}" for k, v in opt.space.group_counts().items())
+        f"{opt.meta.creature}: {len(space)} parameters "
+        + ", ".join(f"{k} {v}" for k, v in space.group_counts().items())
+        + (
+            f" ({len(space.fixed)} fixed, {len(space.narrowed)} narrowed by the run's parameters)"
+            if space.overrides
+            else ""
+        )
     )
     state = opt.run()
     r = state.best_result
@@ -177,7 +183,8 @@ def stage_settings(
 ) -> Settings:
     """The Settings of stage ``index`` of ``exp`` as a new run: the file's speed, objective and
     task (Experiment.load filled in the task's where the file gives none), the stage's own values,
-    ``init`` as its warm start, and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
+    ``init`` as its warm start, its parameter overrides (every stage has the same), and the
+    ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
     options = _experiment_options(exp, options)
     stage = exp.stages[index]
     return Settings(
@@ -191,6 +198,7 @@ def stage_settings(
         stop_when_walking=stage.stop_when_walking,
         objective=exp.objective,
         task=exp.task,
+        parameters=dict(exp.parameters),
         init=init,
         init_other_creature=exp.init_from_other_creature and index == 0,
         command=command,
@@ -217,7 +225,8 @@ def run_experiment(
     """Every stage of ``exp`` in order (earlier stages in OUT/stages/<name>, the last in ``out``),
     each warm-started from the best of the one before and the first from the experiment's warm
     start. A stage with a checkpoint is resumed with its own settings and model copy (and returns
-    at once when it had finished), so running an experiment again continues it. ``options``: the
+    at once when it had finished), so running an experiment again continues it; it is refused when
+    the file's ``parameters`` (the search space) are no longer the stage's. ``options``: the
     EXPERIMENT_OPTIONS given explicitly (Settings field names). The state of the last stage."""
     out = Path(out)
     options = _experiment_options(exp, options)
@@ -227,8 +236,13 @@ def run_experiment(
         stage_out = exp.stage_dir(out, i)
         report(f"{exp.name}: stage {i + 1}/{len(exp.stages)} '{stage.name}' -> {stage_out}")
         if (stage_out / CHECKPOINT).exists():
+            # the file's parameter overrides must still be the run's (its search space)
             opt = resume_run(
-                exp.creature, stage_out, generations=stage.generations, requested=options, progress=progress
+                exp.creature,
+                stage_out,
+                generations=stage.generations,
+                requested={**options, "parameters": dict(exp.parameters)},
+                progress=progress,
             )
         else:
             settings = stage_settings(

@@ -6,10 +6,32 @@ CMA-ES works in a normalized space where each coordinate is (value - initial) / 
 scale = (upper - lower) / SCALE_DIVISOR, so the paper's step size sigma = 1 explores a tenth
 of every parameter's range; bounds are handled by cma's bound transform. The initial mean is
 the template's default set (x = 0), or a warm start.
+
+Parameter overrides (an experiment file's ``parameters:``, ``Settings.parameters``) change the
+search space, not the parameters: a name or fnmatch pattern over ``names`` maps to either
+
+* ``{lower: a, upper: b}`` (either or both): narrowed bounds, absolute values within the
+  parameter's own bounds. The space treats them as the parameter's bounds: the cma bounds, the
+  clipping in ``values`` and the scale, which is (b - a) / SCALE_DIVISOR, so that sigma keeps its
+  meaning (x spans SCALE_DIVISOR units between the bounds of every coordinate, narrowed or not:
+  sigma = 1 explores a tenth of the narrowed range). A default outside the narrowed bounds
+  starts at the nearest bound.
+* ``{fixed: v}``: not optimized. The parameter is no coordinate of the CMA-ES vector (the
+  dimension shrinks by the number of fixed parameters; CMA-ES never sees a zero-width
+  coordinate) and ``values`` always gives it the value v (within its own bounds).
+
+A parameter matched by two keys, a key that matches nothing, an unknown field, lower >= upper,
+and a bound or fixed value outside the parameter's own bounds are OverrideErrors naming the key.
+Without overrides the space is exactly the full one.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import math
+from fnmatch import fnmatchcase
+from pathlib import Path
 from typing import Mapping
 
 import numpy as np
@@ -25,6 +47,16 @@ GROUP_OF_MODEL_KIND = {
     "properties": "muscle_physiology",
     "passive": "passive_control",
 }
+OVERRIDE_FIELDS = ("lower", "upper", "fixed")
+
+
+class OverrideError(ValueError):
+    """A bad parameter override: ``key`` names it (``parameters[knee.theta].lower``), ``reason``
+    says what is wrong; str() is "key: reason"."""
+
+    def __init__(self, key: str, reason: str):
+        super().__init__(f"{key}: {reason}")
+        self.key, self.reason = key, reason
 
 
 def model_parameter_spec(kind: str, name: str, default: float = 0.5) -> ParamSpec:
@@ -40,46 +72,201 @@ def model_parameter_spec(kind: str, name: str, default: float = 0.5) -> ParamSpe
     )
 
 
+def parameter_specs(meta: ModelMeta, control_model) -> list[ParamSpec]:
+    """Every parameter of a model in the space's order: controller, initial state, routing,
+    muscle properties, passive gains."""
+    entries = controller_parameter_specs(control_model) + list(INITIAL_STATE_SPECS)
+    vectors = ModelVectors(meta)
+    for kind in KINDS:
+        entries += [
+            model_parameter_spec(kind, name, default)
+            for name, default in zip(vectors.names(kind), vectors.defaults(kind))
+        ]
+    return entries
+
+
+def _key(pattern: str, field: str | None = None) -> str:
+    return f"parameters[{pattern}]" + (f".{field}" if field else "")
+
+
+def parse_overrides(raw) -> dict[str, dict[str, float]]:
+    """The overrides ``raw`` (pattern -> {lower, upper} or {fixed}) in their stored form: string
+    keys, float values, only the fields given. None is no override. OverrideError for a bad
+    structure (whether the patterns fit a model is ``resolve_overrides``' business)."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise OverrideError("parameters", "expected a mapping of parameter names or patterns")
+    out: dict[str, dict[str, float]] = {}
+    for pattern, spec in raw.items():
+        if not isinstance(pattern, str) or not pattern:
+            raise OverrideError(_key(pattern), "expected a parameter name or fnmatch pattern")
+        if not isinstance(spec, Mapping) or not spec:
+            raise OverrideError(
+                _key(pattern), "expected {lower: ..., upper: ...} (either or both) or {fixed: ...}"
+            )
+        values = {}
+        for field, value in spec.items():
+            if field not in OVERRIDE_FIELDS:
+                raise OverrideError(
+                    _key(pattern, str(field)), f"unknown key (known: {', '.join(OVERRIDE_FIELDS)})"
+                )
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise OverrideError(_key(pattern, field), f"expected a finite number, got {value!r}")
+            values[field] = float(value)
+        if "fixed" in values and len(values) > 1:
+            raise OverrideError(_key(pattern, "fixed"), "a fixed parameter takes no lower or upper")
+        out[pattern] = values
+    return out
+
+
+def resolve_overrides(
+    overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]
+) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
+    """(fixed value by name, narrowed (lower, upper) by name), both in ``specs`` order, of the
+    stored overrides on the parameters ``specs``. OverrideError naming the key for a pattern
+    that matches nothing, a parameter matched by two keys, a bound or fixed value outside a
+    parameter's own bounds, lower >= upper, or nothing left to optimize."""
+    names = [s.name for s in specs]
+    matched_by: dict[str, str] = {}
+    fixed: dict[str, float] = {}
+    narrowed: dict[str, tuple[float, float]] = {}
+    for pattern, spec in overrides.items():
+        matches = [s for s in specs if fnmatchcase(s.name, pattern)]
+        if not matches:
+            close = difflib.get_close_matches(pattern, names, n=3, cutoff=0.6)
+            hint = f" (close: {', '.join(close)})" if close else ""
+            raise OverrideError(_key(pattern), f"matches no parameter of the model{hint}")
+        for s in matches:
+            if s.name in matched_by:
+                raise OverrideError(_key(pattern), f"{s.name} is also matched by {_key(matched_by[s.name])}")
+            matched_by[s.name] = pattern
+            own = f"[{s.lower:g}, {s.upper:g}]"
+            for field, value in spec.items():
+                if not s.lower <= value <= s.upper:
+                    raise OverrideError(
+                        _key(pattern, field), f"{value:g} is outside the bounds {own} of {s.name}"
+                    )
+            if "fixed" in spec:
+                fixed[s.name] = spec["fixed"]
+            else:
+                lower, upper = spec.get("lower", s.lower), spec.get("upper", s.upper)
+                if lower >= upper:
+                    field = "lower" if "lower" in spec else "upper"
+                    raise OverrideError(
+                        _key(pattern, field),
+                        f"lower {lower:g} >= upper {upper:g} for {s.name} (its bounds: {own}); "
+                        "use fixed to hold a parameter at one value",
+                    )
+                narrowed[s.name] = (lower, upper)
+    if overrides and len(fixed) == len(specs):
+        raise OverrideError("parameters", "every parameter is fixed: nothing left to optimize")
+    order = {n: i for i, n in enumerate(names)}
+    return (
+        dict(sorted(fixed.items(), key=lambda kv: order[kv[0]])),
+        dict(sorted(narrowed.items(), key=lambda kv: order[kv[0]])),
+    )
+
+
 class ParameterSpace:
-    def __init__(self, meta: ModelMeta, control_model):
-        entries = controller_parameter_specs(control_model) + list(INITIAL_STATE_SPECS)
-        vectors = ModelVectors(meta)
-        for kind in KINDS:
-            entries += [
-                model_parameter_spec(kind, name, default)
-                for name, default in zip(vectors.names(kind), vectors.defaults(kind))
-            ]
+    """The search space of a run. ``names`` and ``entries``: every parameter of the model
+    (narrowed bounds applied; a fixed one's default is its fixed value); ``optimized``: the
+    ParamSpecs of the CMA-ES coordinates, in the same order. ``len()``, ``initial``, ``scale``,
+    ``lower_x`` and ``upper_x`` are of the CMA-ES vector x; ``values(x)`` gives every parameter.
+    ``overrides``: the run's parameter overrides (module doc), None or {} for none."""
+
+    def __init__(self, meta: ModelMeta, control_model, overrides: Mapping | None = None):
+        specs = parameter_specs(meta, control_model)
+        self.overrides = parse_overrides(overrides)
+        self.fixed, self.narrowed = resolve_overrides(self.overrides, specs)
+        entries = []
+        for e in specs:
+            if e.name in self.fixed:
+                e = dataclasses.replace(e, default=self.fixed[e.name])
+            elif e.name in self.narrowed:
+                lower, upper = self.narrowed[e.name]
+                e = dataclasses.replace(
+                    e, default=min(max(e.default, lower), upper), lower=lower, upper=upper
+                )
+            entries.append(e)
         self.entries: list[ParamSpec] = entries
         self.names = [e.name for e in entries]
-        self._index = {n: i for i, n in enumerate(self.names)}
-        self.initial = np.array([e.default for e in entries])
-        self.scale = np.array([(e.upper - e.lower) / SCALE_DIVISOR for e in entries])
-        self.lower_x = (np.array([e.lower for e in entries]) - self.initial) / self.scale
-        self.upper_x = (np.array([e.upper for e in entries]) - self.initial) / self.scale
+        self.optimized: list[ParamSpec] = [e for e in entries if e.name not in self.fixed]
+        self._free = np.array([i for i, e in enumerate(entries) if e.name not in self.fixed], dtype=int)
+        self._all = np.array([e.default for e in entries])  # fixed values in place
+        self._index = {e.name: i for i, e in enumerate(self.optimized)}
+        self.initial = np.array([e.default for e in self.optimized])
+        self.scale = np.array([(e.upper - e.lower) / SCALE_DIVISOR for e in self.optimized])
+        self._lower = np.array([e.lower for e in self.optimized])
+        self._upper = np.array([e.upper for e in self.optimized])
+        self.lower_x = (self._lower - self.initial) / self.scale
+        self.upper_x = (self._upper - self.initial) / self.scale
+
+    @classmethod
+    def of_creature(cls, creature: str, overrides: Mapping | None = None) -> "ParameterSpace":
+        """The space of a creature (preset name or creature YAML, from its template without
+        building the model; or a built .osim, from its metadata). ValueError for an unknown
+        creature or a bad model."""
+        from ..constants import CONTROL_INTERVAL
+        from ..model.meta import build_meta, load_meta
+        from ..model.template import load_creature
+        from ..sim.bridge import control_model_from_meta
+
+        if Path(creature).suffix == ".osim":
+            meta = load_meta(Path(creature))
+        else:
+            meta = build_meta(load_creature(creature))
+        return cls(meta, control_model_from_meta(meta, CONTROL_INTERVAL), overrides)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        """The dimension of the CMA-ES vector: the parameters not fixed."""
+        return len(self.optimized)
 
     def group_counts(self) -> dict[str, int]:
+        """Optimized parameters per group (Table 1)."""
         out: dict[str, int] = {}
-        for e in self.entries:
+        for e in self.optimized:
             out[e.group] = out.get(e.group, 0) + 1
         return out
 
     def values(self, x: np.ndarray) -> dict[str, float]:
+        """Every parameter by name: the optimized ones from ``x``, the fixed ones at their value."""
         v = self.initial + np.clip(x, self.lower_x, self.upper_x) * self.scale
-        lo = np.array([e.lower for e in self.entries])
-        hi = np.array([e.upper for e in self.entries])
-        v = np.clip(v, lo, hi)
-        return dict(zip(self.names, v.tolist()))
+        v = np.clip(v, self._lower, self._upper)
+        full = self._all.copy()
+        full[self._free] = v
+        return dict(zip(self.names, full.tolist()))
 
     def x_from_values(self, values: Mapping[str, float]) -> np.ndarray:
+        """The CMA-ES vector of named values (unknown and fixed names are ignored, missing ones
+        stay at the initial value)."""
         x = np.zeros(len(self))
         for name, value in values.items():
             if name in self._index:
                 i = self._index[name]
                 x[i] = (value - self.initial[i]) / self.scale[i]
         return x
+
+    def describe_overrides(self, shown: int = 3) -> list[str]:
+        """Lines for log.txt: the fixed and the narrowed parameters (count, the first few)."""
+        lines = []
+        if self.fixed:
+            items = list(self.fixed.items())
+            more = ", ..." if len(items) > shown else ""
+            lines.append(
+                f"fixed parameters (not optimized): {len(items)}: "
+                + ", ".join(f"{n} = {v:g}" for n, v in items[:shown])
+                + more
+            )
+        if self.narrowed:
+            items = list(self.narrowed.items())
+            more = ", ..." if len(items) > shown else ""
+            lines.append(
+                f"narrowed parameters: {len(items)}: "
+                + ", ".join(f"{n} [{lo:g}, {hi:g}]" for n, (lo, hi) in items[:shown])
+                + more
+            )
+        return lines
 
     @staticmethod
     def split(values: Mapping[str, float]) -> tuple[dict, dict]:
