@@ -16,7 +16,7 @@ from ..constants import CONTROL_INTERVAL
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, gait_pattern, touch_downs
 from ..measures.integral import StepIntegral
-from ..measures.metabolics import BASAL_RATE, metabolic_rate, metabolic_rates, muscle_masses
+from ..measures.metabolics import BASAL_RATE, metabolic_rates, muscle_masses
 from ..model.meta import load_meta
 from ..sim.outputs import read_storage
 
@@ -74,15 +74,12 @@ def summarize(sim_dir) -> dict:
     cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
     exc, act, nfl = cols("excitation"), cols("activation"), cols("norm_fiber_length")
     vel, force, active = cols("fiber_velocity"), cols("fiber_force"), cols("active_fiber_force")
-    rate = np.array(
-        [
-            metabolic_rate(mass, mm, exc[k], act[k], nfl[k], vel[k], force[k], active[k])
-            for k in range(len(muscles))
-        ]
-    )
+    # the heat terms of every muscle and sample, computed once: the whole-body rate is their sum
+    # plus the basal rate (as metabolic_rate sums them)
+    heat = metabolic_rates(mm, exc, act, nfl, vel, force, active)
+    rate = BASAL_RATE * mass + sum(h.sum(axis=1) for h in heat)
     # every sample but the last stands for one control interval (as in the energy integral)
     per_interval = slice(0, max(len(muscles) - 1, 1))
-    heat = metabolic_rates(mm, exc, act, nfl, vel, force, active)
     by_muscle = {
         name: {
             **{f"{term}_W": float(h[per_interval, i].mean()) for term, h in zip(HEAT_TERMS, heat)},
@@ -126,7 +123,7 @@ def summarize(sim_dir) -> dict:
         "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
         # walk / run (a flight phase in every stride) / hop (the feet land together), from the
         # vertical GRF after the first right touch-down (measures.events.gait_pattern)
-        "gait": gait_pattern(grf["time"].to_numpy(), vertical, contact_threshold(mass)),
+        "gait": gait_pattern(grf["time"].to_numpy(), vertical, contact_threshold(mass), strikes),
         "body_mass_kg": mass,
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,

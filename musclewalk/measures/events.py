@@ -52,7 +52,7 @@ def touch_downs(t, vertical_grf, threshold: float) -> tuple[np.ndarray, np.ndarr
     return np.array(kept[0]), np.array(kept[1])
 
 
-def gait_pattern(t, vertical_grf, threshold: float) -> dict:
+def gait_pattern(t, vertical_grf, threshold: float, touches: tuple | None = None) -> dict:
     """Walk, run or hop, from a recorded run's vertical GRF (n, 2) (right, left), per stride of the
     right foot (touch-down to touch-down): whether it has a flight phase (both feet off the
     ground: a run) and a double-support phase (both on it: a walk), and where the left foot lands
@@ -60,10 +60,11 @@ def gait_pattern(t, vertical_grf, threshold: float) -> dict:
 
     pattern: "run" when every stride has a flight phase and the feet alternate, "walk" when every
     stride has double support and none has flight, "hop" when the feet land together (offset
-    within 0.15 of 0 or 1 on average), else "mixed"; None with fewer than two right touch-downs."""
+    within 0.15 of 0 or 1 on average), else "mixed"; None with fewer than two right touch-downs.
+    ``touches``: the run's (right, left) `touch_downs` when the caller has them already."""
     t = np.asarray(t, float)
     contact = np.asarray(vertical_grf, float) > threshold
-    right, left = touch_downs(t, vertical_grf, threshold)
+    right, left = touches if touches is not None else touch_downs(t, vertical_grf, threshold)
     strides = list(zip(right[:-1], right[1:]))
     if not strides:
         return {"pattern": None, "strides": 0}
