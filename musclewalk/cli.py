@@ -207,6 +207,7 @@ _EXPERIMENT_SETS = (
     "task",
     "extra_generations",
     "stagnation",
+    "parameters",
 )
 
 
@@ -254,8 +255,26 @@ def _given_settings(args) -> dict:
         "evaluator": args.evaluator,
         "scheduler": args.scheduler,
         "wall_backstop": args.wall_backstop,
+        "parameters": _parameter_overrides(args.parameters),
     }
     return {k: v for k, v in given.items() if v is not None}
+
+
+def _parameter_overrides(text: str | None):
+    """--parameters: a YAML / JSON mapping (the experiment file's parameters:), None if not given."""
+    if text is None:
+        return None
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise UsageError(f"--parameters: not a YAML mapping: {' '.join(str(exc).split())}") from None
+    if not isinstance(value, dict):
+        raise UsageError(
+            f"--parameters: expected a mapping such as '{{knee.theta: {{lower: 0}}}}', got {text!r}"
+        )
+    return value
 
 
 def _optimize_run(args):
@@ -607,6 +626,12 @@ def _add_optimize_command(sub) -> None:
         "--objective",
         help="objective: a name in models/objectives/ or a .yaml file "
         f"(default: the task's; {default.objective}, the paper's eq. 32-37, for every task file here)",
+    )
+    s.add_argument(
+        "--parameters",
+        metavar="MAPPING",
+        help="the search space, as an experiment file's parameters: (YAML), e.g. "
+        "'{\"knee_overextension.*\": {free: true}, knee.theta: {lower: 0}}'",
     )
     s.add_argument("--workers", type=int, help=f"worker processes (default {default.workers}: all cores)")
     s.add_argument("--evaluator", choices=["process", "serial", "dask"])

@@ -21,6 +21,9 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
   * eq 28: stance-preparation lower-leg target through the knee muscles.
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
+  * beyond the paper, off at gain 0: knee-overextension inhibition (Geyer & Herr 2010, Wang et al. 2012,
+    u_VAS += {k (theta_k - theta_off)}^- while theta_k' < 0) of the knee extensors that do not span the
+    hip, on a leg in stance or lift_off.
   Contributions of one muscle to several features are summed (a biarticular muscle gets each joint's
   share τ̃_k / (m ||r_k||)). Negative feedback values are kept (they inhibit the constant part), only
   the final sum is clipped.
@@ -223,6 +226,15 @@ class Controller:
         self._c_swing = np.array([p[f"const.swing.{m.unique}"] for m in muscles])
         self._fplus = np.array([p.get(f"fplus.{m.unique}", 0.0) for m in muscles])
         self._lift = _lift_excitations(muscles, p["lift.hip"], p["lift.knee"])
+        self._knee_inhibition_gain = p["knee_overextension.gain"]
+        self._knee_inhibition_offset = p["knee_overextension.theta_off"]
+        self._knee_inhibited = np.array(
+            [
+                [m.side == side and "knee_extensor" in m.roles and "hip" not in m.roles for m in muscles]
+                for side in ("r", "l")
+            ],
+            dtype=float,
+        )
 
     def _init_pair_terms(self) -> None:
         """Per (muscle, joint) pair: feature group, indices and the eq 18-19 divisor m F_max."""
@@ -325,6 +337,8 @@ class Controller:
         jt_activation = self._jt_activations(s, tables, torque, R_trunk, target_speed, target_heading)
         # eq 23
         feedback = jt_activation + tables.fplus * s.muscle_force
+        if self._knee_inhibition_gain > 0.0:
+            feedback += self._knee_overextension_inhibition(s, states)
         excitation = self._delayed_excitation(feedback, tables)
 
         self.feedback = feedback
@@ -440,6 +454,25 @@ class Controller:
         # d x F = d @ [F]x
         cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
         moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+
+    def _knee_overextension_inhibition(self, s: Sensors, states: tuple) -> np.ndarray:
+        """Negative feedback per muscle for each stance / lift-off leg whose knee is extending below
+        theta_off (flexion rate from the bodies' world angular velocities)."""
+        cm = self.model
+        out = np.zeros(cm.n_muscles)
+        for leg in (0, 1):
+            if states[leg] > _LIFT_OFF:
+                continue
+            R_upper = s.body_R[cm.upper_body[leg]]
+            flexion = knee_flexion(R_upper, s.body_R[cm.lower_body[leg]])
+            below = flexion - self._knee_inhibition_offset
+            if below >= 0.0:
+                continue
+            relative_omega = s.body_omega[cm.lower_body[leg]] - s.body_omega[cm.upper_body[leg]]
+            flexion_rate = -float(R_upper[:, 2] @ relative_omega)
+            if flexion_rate < 0.0:
+                out += self._knee_inhibition_gain * below * self._knee_inhibited[leg]
+        return out
 
     def _delayed_excitation(self, feedback: np.ndarray, tables: _StateTables) -> np.ndarray:
         """§4.4: undelayed constant and lift-off terms plus the feedback delivered Δ_M later,

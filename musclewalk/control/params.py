@@ -46,7 +46,15 @@ const.stance.<unique>       0.05            [0, 1]              constant in stan
 const.swing.<unique>        0.01 / 0.08 /   [0, 1]              constant in swing and stance prep. (eq 31):
                             0.02 / 0.05                         plantarflexors / dorsiflexors / knee
                                                                 extensors / others
+knee_overextension.gain     0 (off)         [0, 5]              beyond the paper (GH10, W12): knee extensor
+                                                                inhibition per rad below theta_off
+knee_overextension          base + 0.15     base -0.1 .. +0.8   knee flexion below which an extending
+  .theta_off                                                    stance knee inhibits, rad
 ==========================  ==============  ==================  ==========================================
+
+Parameters of a controller feature beyond the paper carry its name in ``ParamSpec.extension``; at their
+defaults the feature is off and the controller is the paper's. An optimization keeps them at the
+defaults unless its parameter overrides free them (optimize.space).
 
 The sagittal/coronal kd defaults are negative because with the sign conventions of `targets.py`
 (d = COM - stance foot, positive = foot forward / outward) a negative kd places the swing foot further
@@ -62,6 +70,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 GROUPS = ("state_transition", "target_features", "feedback", "constant_excitation")
+KNEE_OVEREXTENSION = "knee_overextension"
 
 
 class ParameterError(ValueError):
@@ -81,6 +90,7 @@ class ParamSpec:
     upper: float
     group: str
     doc: str = ""
+    extension: str = ""  # a controller feature beyond the paper this parameter belongs to (off by default)
 
     def check(self, value, source: str = "parameters") -> float:
         """``value`` as a float; ParameterError unless a finite number within the bounds."""
@@ -250,6 +260,30 @@ def controller_parameter_specs(control_model) -> list:
             )
     add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
+    # beyond the paper (Geyer & Herr 2010; Wang et al. 2012): inhibit the uniarticular knee extensors
+    # of a stance leg whose knee extends past theta_off; gain 0 (the default) is the paper's controller
+    specs.append(
+        ParamSpec(
+            "knee_overextension.gain",
+            0.0,
+            0.0,
+            5.0,
+            fb,
+            "inhibition of stance knee extensors per rad of knee flexion below theta_off while extending",
+            KNEE_OVEREXTENSION,
+        )
+    )
+    specs.append(
+        ParamSpec(
+            "knee_overextension.theta_off",
+            k0 + 0.15,
+            k0 - 0.1,
+            k0 + 0.8,
+            fb,
+            "knee flexion below which an extending stance knee inhibits its extensors, rad",
+            KNEE_OVEREXTENSION,
+        )
+    )
 
     for unique in uniques:
         add(

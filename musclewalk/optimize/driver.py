@@ -570,7 +570,7 @@ class Optimization:
             # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry
             # over and the rest keep their defaults; a file of this creature must be complete
             # (but for the fixed parameters, which take their fixed value anyway)
-            missing = [e.name for e in self.space.optimized if e.name not in flat]
+            missing = [e.name for e in self.space.optimized if e.name not in flat and not e.extension]
             if unknown or missing:
                 what = (
                     f"{len(missing)} parameters missing (e.g. {missing[0]})"
@@ -602,6 +602,14 @@ class Optimization:
             notes.append(
                 f"clipped into narrowed bounds (--clip-init): {len(clipped_narrowed)}: "
                 + _first(f"{n} {v:g} -> {min(max(v, lo), hi):g}" for n, v, lo, hi in clipped_narrowed)
+            )
+        held = self.space.held
+        used = sorted({ext for n, ext in self.space.off.items() if n in flat and flat[n] != held[n]})
+        if used:
+            raise OptimizationError(
+                f"{path}: the warm start uses {', '.join(used)} (a controller feature beyond the paper) "
+                f"that this run keeps off; name its parameters in the run's parameters "
+                f"(e.g. '{used[0]}.*': {{free: true}}) to keep it"
             )
         replaced = [(n, flat[n], v) for n, v in self.space.fixed.items() if n in flat and flat[n] != v]
         if replaced:
@@ -831,7 +839,7 @@ class Optimization:
             return []
         return [
             f"parameter overrides: {json.dumps(space.overrides)} ({len(space)} of "
-            f"{len(space.names)} parameters optimized)",
+            f"{len(space.names) - len(space.off)} parameters optimized)",
             *space.describe_overrides(),
         ]
 

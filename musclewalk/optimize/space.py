@@ -19,10 +19,14 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
 * ``{fixed: v}``: not optimized. The parameter is no coordinate of the CMA-ES vector (the
   dimension shrinks by the number of fixed parameters; CMA-ES never sees a zero-width
   coordinate) and ``values`` always gives it the value v (within its own bounds).
+* ``{free: true}``: optimized within its own bounds. Only meaningful for the parameters of a
+  controller feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``):
+  those stay at their defaults, where the feature is off, unless an override names them (free,
+  narrowed or fixed), so that a space without overrides is the paper's.
 
 A parameter matched by two keys, a key that matches nothing, an unknown field, lower >= upper,
 and a bound or fixed value outside the parameter's own bounds are OverrideErrors naming the key.
-Without overrides the space is exactly the full one.
+Without overrides the space is the paper's full one.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ GROUP_OF_MODEL_KIND = {
     "properties": "muscle_physiology",
     "passive": "passive_control",
 }
-OVERRIDE_FIELDS = ("lower", "upper", "fixed")
+OVERRIDE_FIELDS = ("lower", "upper", "fixed", "free")
 
 
 class OverrideError(ValueError):
@@ -103,7 +107,8 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
             raise OverrideError(_key(pattern), "expected a parameter name or fnmatch pattern")
         if not isinstance(spec, Mapping) or not spec:
             raise OverrideError(
-                _key(pattern), "expected {lower: ..., upper: ...} (either or both) or {fixed: ...}"
+                _key(pattern),
+                "expected {lower: ..., upper: ...} (either or both), {fixed: ...} or {free: true}",
             )
         values = {}
         for field, value in spec.items():
@@ -111,11 +116,16 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
                 raise OverrideError(
                     _key(pattern, str(field)), f"unknown key (known: {', '.join(OVERRIDE_FIELDS)})"
                 )
+            if field == "free":
+                if value is not True:
+                    raise OverrideError(_key(pattern, field), f"expected true, got {value!r}")
+                values[field] = True
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise OverrideError(_key(pattern, field), f"expected a finite number, got {value!r}")
             values[field] = float(value)
         if "fixed" in values and len(values) > 1:
-            raise OverrideError(_key(pattern, "fixed"), "a fixed parameter takes no lower or upper")
+            raise OverrideError(_key(pattern, "fixed"), "a fixed parameter takes no lower, upper or free")
         out[pattern] = values
     return out
 
@@ -143,7 +153,7 @@ def resolve_overrides(
             matched_by[s.name] = pattern
             own = f"[{s.lower:g}, {s.upper:g}]"
             for field, value in spec.items():
-                if not s.lower <= value <= s.upper:
+                if field != "free" and not s.lower <= value <= s.upper:
                     raise OverrideError(
                         _key(pattern, field), f"{value:g} is outside the bounds {own} of {s.name}"
                     )
@@ -158,7 +168,8 @@ def resolve_overrides(
                         f"lower {lower:g} >= upper {upper:g} for {s.name} (its bounds: {own}); "
                         "use fixed to hold a parameter at one value",
                     )
-                narrowed[s.name] = (lower, upper)
+                if "lower" in spec or "upper" in spec:
+                    narrowed[s.name] = (lower, upper)
     if overrides and len(fixed) == len(specs):
         raise OverrideError("parameters", "every parameter is fixed: nothing left to optimize")
     order = {n: i for i, n in enumerate(names)}
@@ -179,6 +190,15 @@ class ParameterSpace:
         specs = parameter_specs(meta, control_model)
         self.overrides = parse_overrides(overrides)
         self.fixed, self.narrowed = resolve_overrides(self.overrides, specs)
+        named = {e.name for e in specs if any(fnmatchcase(e.name, p) for p in self.overrides)}
+        # parameters of features beyond the paper that this run keeps off, at their defaults
+        self.off: dict[str, str] = {e.name: e.extension for e in specs if e.extension and e.name not in named}
+        # every value that is no CMA-ES coordinate: the fixed ones and the features kept off
+        self.held: dict[str, float] = {
+            **self.fixed,
+            **{e.name: e.default for e in specs if e.name in self.off},
+        }
+        held = self.held
         entries = []
         for e in specs:
             if e.name in self.fixed:
@@ -191,8 +211,10 @@ class ParameterSpace:
             entries.append(e)
         self.entries: list[ParamSpec] = entries
         self.names = [e.name for e in entries]
-        self.optimized: list[ParamSpec] = [e for e in entries if e.name not in self.fixed]
-        self._free = np.array([i for i, e in enumerate(entries) if e.name not in self.fixed], dtype=int)
+        self.optimized: list[ParamSpec] = [e for e in entries if e.name not in held]
+        if not self.optimized:
+            raise OverrideError("parameters", "every parameter is fixed: nothing left to optimize")
+        self._free = np.array([i for i, e in enumerate(entries) if e.name not in held], dtype=int)
         self._all = np.array([e.default for e in entries])  # fixed values in place
         self._index = {e.name: i for i, e in enumerate(self.optimized)}
         self.initial = np.array([e.default for e in self.optimized])
@@ -258,6 +280,9 @@ class ParameterSpace:
                 + ", ".join(f"{n} = {v:g}" for n, v in items[:shown])
                 + more
             )
+        on = sorted({e.extension for e in self.optimized if e.extension})
+        if on:
+            lines.append(f"controller features beyond the paper, optimized: {', '.join(on)}")
         if self.narrowed:
             items = list(self.narrowed.items())
             more = ", ..." if len(items) > shown else ""

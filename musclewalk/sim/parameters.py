@@ -83,7 +83,8 @@ def check_parameter_file(
     optimizer's best.json) must carry the routing, muscle properties and passive gains the model
     has (they live in the .osim: a best.json simulated on the template it started from silently
     dropped them); every controller and initial-state parameter must be given unless
-    ``fill_defaults``. ParameterError names the file and key."""
+    ``fill_defaults``, but for those of a controller feature beyond the paper (missing: off).
+    ParameterError names the file and key."""
     from ..model.vectors import KINDS, ModelVectors
 
     creature, sections = read_parameter_sections(path)
@@ -108,7 +109,7 @@ def check_parameter_file(
                         "optimization wrote (its optimized.osim)"
                     )
     if not fill_defaults:
-        names = [sp.name for sp in controller_parameter_specs(control_model)] + [
+        names = [sp.name for sp in controller_parameter_specs(control_model) if not sp.extension] + [
             sp.name for sp in INITIAL_STATE_SPECS
         ]
         missing = [n for n in names if n not in values]

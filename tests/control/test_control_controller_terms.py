@@ -1,4 +1,5 @@
 import numpy as np
+import pytest
 from control_synth import build_creature
 
 from musclewalk.control.controller import (
@@ -40,3 +41,41 @@ def test_pair_groups_follow_joint_kind_and_side():
     assert groups[("neck_extensor", "neck")] == _GROUP_HEAD
     without_head = _pair_groups(cm, False)
     assert not np.any(without_head == _GROUP_HEAD)
+
+
+def _knee_inhibition_feedback(gain: float, flexion: float, flexion_rate: float) -> np.ndarray:
+    """Feedback of the synthetic creature, right leg in stance, its knee at ``flexion`` (rad) and
+    ``flexion_rate`` (rad/s, negative = extending)."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller
+    from musclewalk.control.rotations import rot_z
+
+    creature = build_creature()
+    params = zero_constants(creature.model)
+    params.update({"knee_overextension.gain": gain, "knee_overextension.theta_off": 0.2})
+    controller = Controller(creature.model, params)
+    sensors = base_sensors(creature)
+    lower_r = creature.model.lower_body[0]
+    sensors.body_R[lower_r] = rot_z(-flexion)
+    sensors.body_omega[lower_r] = (0.0, 0.0, -flexion_rate)
+    controller.step(sensors)
+    return controller.feedback.copy()
+
+
+def test_knee_overextension_inhibits_the_extending_stance_knee_extensors():
+    ix = build_creature().index
+    off = _knee_inhibition_feedback(0.0, 0.05, -1.0)
+    on = _knee_inhibition_feedback(2.0, 0.05, -1.0)
+    change = on - off
+    # 2 per rad x (0.05 - 0.2) rad, on the right vasti only (the left leg swings; rectus-like
+    # muscles spanning the hip and the knee flexors are not inhibited)
+    assert change[ix("vasti_r")] == pytest.approx(-0.3)
+    assert np.count_nonzero(change) == 1
+
+
+@pytest.mark.parametrize("flexion, flexion_rate", [(0.05, 1.0), (0.3, -1.0)])
+def test_knee_overextension_is_silent_when_flexing_or_flexed(flexion, flexion_rate):
+    off = _knee_inhibition_feedback(0.0, flexion, flexion_rate)
+    on = _knee_inhibition_feedback(2.0, flexion, flexion_rate)
+    np.testing.assert_array_equal(on, off)

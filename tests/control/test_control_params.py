@@ -17,10 +17,15 @@ from musclewalk.control import (
 
 
 def test_parameter_list_structure(creature):
-    specs = controller_parameter_specs(creature.model)
-    names = [s.name for s in specs]
+    all_specs = controller_parameter_specs(creature.model)
+    assert [s.group for s in all_specs] == sorted((s.group for s in all_specs), key=GROUPS.index)
+    # beyond the paper, off at their defaults
+    extensions = [s for s in all_specs if s.extension]
+    assert [s.name for s in extensions] == ["knee_overextension.gain", "knee_overextension.theta_off"]
+    assert default_parameters(creature.model)["knee_overextension.gain"] == 0.0
+    specs = [s for s in all_specs if not s.extension]
+    names = [s.name for s in all_specs]
     assert len(names) == len(set(names))
-    assert [s.group for s in specs] == sorted((s.group for s in specs), key=GROUPS.index)
     counts = group_counts(specs)
     # Table 1: 3 state-transition and 14 target-feature parameters
     assert counts["state_transition"] == 3

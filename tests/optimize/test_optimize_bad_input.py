@@ -186,3 +186,31 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
     x0 = opt._warm_start(finished_run / "best.json")
     first = opt.state.es.ask()[0]
     assert np.max(np.abs(first - np.clip(x0, opt.space.lower_x, opt.space.upper_x))) < 1e-12
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{a: [", "--parameters: not a YAML mapping"),
+        ("[1]", "--parameters: expected a mapping"),
+        ("{kne.theta: {lower: 0}}", "parameters[kne.theta]: matches no parameter"),
+        (
+            "{'knee_overextension.*': {free: yes please}}",
+            "parameters[knee_overextension.*].free: expected true",
+        ),
+    ],
+)
+def test_bad_parameters_option(humanlegs_osim, tmp_path, capsys, text, message):
+    out = tmp_path / "run"
+    assert optimize(humanlegs_osim, out, "--parameters", text) == 2
+    assert message in error_line(capsys)
+    assert not out.exists()
+
+
+def test_parameters_option_sets_the_search_space(humanlegs_osim, tmp_path):
+    out = tmp_path / "run"
+    assert optimize(humanlegs_osim, out, "--parameters", "{'knee_overextension.*': {free: true}}") == 0
+    log = (out / "log.txt").read_text()
+    assert "controller features beyond the paper, optimized: knee_overextension" in log
+    best = json.loads((out / "best.json").read_text())["parameters"]["controller"]
+    assert 0.0 <= best["knee_overextension.gain"] <= 5.0

@@ -39,7 +39,9 @@ def test_space_layout(space_meta):
     assert counts["muscle_physiology"] == len(mv.names("properties"))
     assert counts["passive_control"] == len(mv.names("passive"))
     assert {"state_transition", "target_features", "feedback", "constant_excitation"} <= set(counts)
-    assert sum(counts.values()) == len(space) == len(set(space.names))
+    # every parameter is named; the paper's are optimized, a feature beyond it is kept off
+    assert sum(counts.values()) == len(space) == len(set(space.names)) - len(space.off)
+    assert set(space.off) == {"knee_overextension.gain", "knee_overextension.theta_off"}
     # sigma = 1 explores a tenth of each range: x spans SCALE_DIVISOR units between the bounds
     assert space.upper_x - space.lower_x == pytest.approx(np.full(len(space), SCALE_DIVISOR))
     assert np.all(space.lower_x <= 0) and np.all(space.upper_x >= 0)
@@ -49,7 +51,9 @@ def test_x_zero_is_the_template_model(space_meta, humanlegs_osim):
     """x = 0 gives the template defaults; its model part is what the base .osim holds."""
     space, meta = space_meta
     values = space.values(np.zeros(len(space)))
-    assert list(values.values()) == pytest.approx(space.initial.tolist(), abs=0)
+    optimized = [values[e.name] for e in space.optimized]
+    assert optimized == pytest.approx(space.initial.tolist(), abs=0)
+    assert {n: values[n] for n in space.off} == space.held
     _, model = space.split(values)
     tree = parse_osim(humanlegs_osim)
     mv = ModelVectors(meta)

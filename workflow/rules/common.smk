@@ -1,8 +1,10 @@
 # Config checks and the helpers of all rule files. The config is validated against
 # workflow/schemas/config.schema.yaml and cross-checked before any job is planned; every
 # problem is one line naming the config file(s) and the key.
+import json
 import os
 import re
+import shlex
 from pathlib import Path
 
 import jsonschema
@@ -205,6 +207,8 @@ def optimize_arguments(wc, input, threads):
             f"--generations {BUDGET['generations']} --seed {BUDGET['seed']} --workers {threads}")
     if exp is not None:
         args += f" --objective {exp.objective}"
+        if exp.parameters:  # the experiment's search space (e.g. a controller feature beyond the paper)
+            args += f" --parameters {shlex.quote(json.dumps(exp.parameters))}"
     if input.init:
         args += f" --init {input.init} --sigma {BUDGET['sigma']}"
     return args

@@ -1,0 +1,59 @@
+"""A controller feature beyond the paper (knee_overextension) is data in the search space: off and
+out of the CMA-ES vector unless a run's parameters name it; a warm start that uses it is refused by
+a run that keeps it off (it would silently change the controller), and a run that frees it starts
+from a warm start without it (the feature off)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from musclewalk.optimize.driver import Optimization, OptimizationError
+from musclewalk.optimize.space import ParameterSpace
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
+FREE = {"knee_overextension.*": {"free": True}}
+NAMES = ["knee_overextension.gain", "knee_overextension.theta_off"]
+
+
+def test_off_by_default_and_optimized_when_freed():
+    paper = ParameterSpace.of_creature("HumanLegs")
+    freed = ParameterSpace.of_creature("HumanLegs", FREE)
+    assert list(paper.off) == NAMES and not freed.off
+    assert len(freed) == len(paper) + 2
+    assert paper.values(np.zeros(len(paper)))["knee_overextension.gain"] == 0.0
+    assert [e.name for e in freed.optimized if e.extension] == NAMES
+    assert not freed.fixed and not freed.narrowed  # free keeps the parameter's own bounds
+    assert "controller features beyond the paper, optimized: knee_overextension" in freed.describe_overrides()
+    x = np.full(len(freed), 5.0)
+    assert freed.values(x)["knee_overextension.gain"] == pytest.approx(2.5)  # half way up [0, 5]
+    # narrowing also turns it on
+    narrowed = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.gain": {"lower": 0.5}})
+    assert list(narrowed.off) == ["knee_overextension.theta_off"]
+    assert narrowed.values(np.zeros(len(narrowed)))["knee_overextension.gain"] == 0.5
+
+
+def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings, tmp_path):
+    best = json.loads(COMMITTED_BEST.read_text())
+    assert "knee_overextension.gain" not in best["parameters"]["controller"]  # made before it existed
+    freed = Optimization(
+        small_settings(init=str(COMMITTED_BEST), parameters=FREE), tmp_path / "a", progress=False
+    )
+    x0 = freed._warm_start(COMMITTED_BEST)
+    values = freed.space.values(x0)
+    assert values["knee_overextension.gain"] == 0.0  # a warm start without it: off
+    assert values["knee.theta"] == pytest.approx(best["parameters"]["controller"]["knee.theta"])
+
+    best["parameters"]["controller"].update(
+        {"knee_overextension.gain": 1.5, "knee_overextension.theta_off": 0.2}
+    )
+    using = tmp_path / "using.json"
+    using.write_text(json.dumps(best))
+    x0 = freed._warm_start(using)
+    assert freed.space.values(x0)["knee_overextension.gain"] == pytest.approx(1.5)
+    with pytest.raises(
+        OptimizationError, match=r"using.json: the warm start uses knee_overextension .*free: true"
+    ):
+        Optimization(small_settings(init=str(using)), tmp_path / "b", progress=False)
