@@ -14,12 +14,10 @@ include: "workflow/rules/analyze.smk"
 include: "workflow/rules/docs.smk"
 
 
-# a run name <creature>-<task>-<speed> splits one way only (patterns in common.smk)
+# a run name <creature>-<task>-<speed>[-<variant>] splits one way only (patterns in common.smk)
 wildcard_constraints:
     creature=NAME,
-    task=TASK,
-    speed=SPEED,
-    run=f"{NAME}-{TASK}-{SPEED}",
+    run=RUN,
 
 
 rule all:

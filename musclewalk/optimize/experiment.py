@@ -5,6 +5,9 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
 
     description: text
     creature: Human                    # a preset name
+    variant: human                     # optional: names the run beside others of the same
+                                       # creature, task and speed (Snakemake's run
+                                       # <creature>-<task>-<speed>-<variant>); [a-z][a-z0-9_]*
     task: walk                         # a name in models/tasks/ or a .yaml file (default walk):
                                        # the perturbations every evaluation is simulated under, and
                                        # speed, duration and objective where this file gives none
@@ -47,6 +50,7 @@ the unfinished stage and skips finished ones (optimize.runs.run_experiment runs 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,8 +77,10 @@ TOP_KEYS = {
     "stages",
     "task",
     "parameters",
+    "variant",
 }
 STAGES_DIR = "stages"
+VARIANT_PATTERN = r"[a-z][a-z0-9_]*"
 
 
 class ExperimentError(ValueError):
@@ -121,6 +127,7 @@ class Experiment:
     task: str = DEFAULT_TASK  # a name in models/tasks/ or the absolute path of a task file
     parameters: dict = field(default_factory=dict)  # parameter overrides (optimize.space), stored
     # form: pattern -> {lower, upper} or {fixed} as floats; {}: the full search space
+    variant: str = ""  # "" or the run-name suffix of an experiment beside others of its run
 
     def stage_dir(self, out: Path, index: int) -> Path:
         """The last stage writes the experiment's result into ``out`` itself."""
@@ -174,6 +181,12 @@ class Experiment:
             warm = (path.parent / warm).resolve()
             if not warm.is_file():
                 raise err("warm_start", f"{warm}: file not found")
+        variant = data.get("variant", "")
+        if not isinstance(variant, str) or (variant and not re.fullmatch(VARIANT_PATTERN, variant)):
+            raise err(
+                "variant",
+                f"expected a name of lowercase letters, digits and _ ({VARIANT_PATTERN}), got {variant!r}",
+            )
         other = data.get("init_from_other_creature", False)
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
@@ -222,6 +235,7 @@ class Experiment:
             description=str(data.get("description", "")),
             task=task_name,
             parameters=parameters,
+            variant=variant,
         )
 
     @staticmethod

@@ -248,3 +248,43 @@ def test_runs_from_experiment_files_take_their_objective_or_their_stages(tmp_pat
     )
     paper = planned("paper")
     assert any("config/experiments/human-walk-1.3.yaml --workers" in line for line in paper)
+
+
+def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
+    """Two runs of the same creature, task and speed (the paper's and the human-objective Human)
+    are told apart by the experiment's variant; the quick budget passes the experiment's search
+    space (--parameters)."""
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["runs"].append({"experiment": "config/experiments/human-walk-1.3-human-knee.yaml"})
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores", "1", "--configfile", str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    commands = [line for line in result.stdout.splitlines() if "musclewalk " in line]
+    variant = [c for c in commands if "results/optimize/Human-walk-1.3-human " in c]
+    assert len(variant) == 1, commands
+    assert "--objective human --parameters " in variant[0]
+    assert "knee_overextension.gain" in variant[0]
+    assert any(
+        "results/optimize/Human-walk-1.3 " in c and "--objective geijtenbeek2013" in c for c in commands
+    )
+    assert any("--out results/simulate/Human-walk-1.3-human" in c and "--speed 1.3 " in c for c in commands)
+    assert any("compare $(dirname results/simulate/Human-walk-1.3-human/summary.json)" in c for c in commands)
+
+
+def test_a_bad_variant_names_the_file_and_key(tmp_path):
+    experiment = yaml.safe_load((REPO / "config/experiments/human-walk-1.3-human-knee.yaml").read_text())
+    experiment["variant"] = "Human Knee"
+    experiment["warm_start"] = str(REPO / "models/optimized/Human-walk-1.3/best.json")
+    (tmp_path / "e.yaml").write_text(yaml.safe_dump(experiment))
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["runs"] = [{"experiment": str(tmp_path / "e.yaml")}]
+    result = dry_run(tmp_path, config)
+    assert result.returncode != 0
+    assert f"{tmp_path / 'e.yaml'}: variant: expected a name" in result.stdout + result.stderr

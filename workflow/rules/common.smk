@@ -14,10 +14,14 @@ from snakemake.utils import validate
 # the software environment of every step (with --sdm conda): the project's environment.yml
 CONDA_ENV = "../../environment.yml"
 
-# the parts of a run name <creature>-<task>-<speed>; the Snakefile's wildcard constraints
+# the parts of a run name <creature>-<task>-<speed>[-<variant>] (the variant: an experiment
+# file's, to tell runs of the same creature, task and speed apart); the Snakefile's wildcard
+# constraints
 NAME = r"[A-Za-z0-9_]+"
 TASK = r"[a-z]+"
-SPEED = r"[0-9]+(\.[0-9]+)?"
+SPEED = r"[0-9]+(?:\.[0-9]+)?"
+VARIANT = r"[a-z][a-z0-9_]*"
+RUN = rf"{NAME}-{TASK}-{SPEED}(?:-{VARIANT})?"
 
 
 def _tasks():
@@ -99,16 +103,16 @@ def _experiments():
 
 
 def _run_fields(i):
-    """(creature, task, speed) of runs[i], from its experiment file when it has one."""
+    """(creature, task, speed, variant) of runs[i], from its experiment file when it has one."""
     run = config["runs"][i]
     if i in EXPERIMENTS:
         exp = EXPERIMENTS[i]
         task = exp.task if exp.task in TASKS else os.path.splitext(os.path.basename(exp.task))[0]
-        return exp.creature, task, exp.speed
+        return exp.creature, task, exp.speed, exp.variant
     if run["task"] not in TASKS:
         _config_error(f"runs[{i}].task", f"unknown task {run['task']!r} (models/tasks/: "
                       f"{', '.join(TASKS)})")
-    return run["creature"], run["task"], run["speed"]
+    return run["creature"], run["task"], run["speed"], ""
 
 
 def _creatures():
@@ -132,12 +136,12 @@ def _run_names():
     """Run name -> index in runs."""
     names = {}
     for i in range(len(config["runs"])):
-        creature, task, speed = _run_fields(i)
+        creature, task, speed, variant = _run_fields(i)
         speed = str(speed)
         if not re.fullmatch(SPEED, speed):
             _config_error(f"runs[{i}].speed", f"{speed} cannot name a run: write it as a plain "
                           f"decimal such as 0.5")
-        name = f"{CREATURE_NAMES[creature]}-{task}-{speed}"
+        name = f"{CREATURE_NAMES[creature]}-{task}-{speed}" + (f"-{variant}" if variant else "")
         if name in names:
             _config_error(f"runs[{i}]", f"the same run as runs[{names[name]}] ({name})")
         names[name] = i
@@ -175,19 +179,34 @@ def model_data_files():
     return files + [str(p) for p in [folder / "physics.yaml"] if p.is_file()]
 
 
+def run_parts(run):
+    """{creature, task, speed, variant} of a run name (variant "" when it has none). Refuses a
+    task that has no file in models/tasks/ (a run asked for by its output path)."""
+    match = re.fullmatch(rf"(?P<creature>{NAME})-(?P<task>{TASK})-(?P<speed>{SPEED})"
+                         rf"(?:-(?P<variant>{VARIANT}))?", run)
+    if match is None:
+        raise ValueError(f"run '{run}': expected <creature>-<task>-<speed>[-<variant>]")
+    parts = {k: v or "" for k, v in match.groupdict().items()}
+    if parts["task"] not in TASKS:
+        raise ValueError(f"task '{parts['task']}' of {run}: the tasks are {', '.join(TASKS)} "
+                         f"(models/tasks/)")
+    return parts
+
+
+def run_model(wc):
+    return f"results/models/{run_parts(wc.run)['creature']}.osim"
+
+
 def warm_start(wc):
-    """The committed result of a run as its warm start (budget warm_start). Also refuses a task
-    that has no file in models/tasks/ when the run is asked for by its output path."""
-    if wc.task not in TASKS:
-        raise ValueError(f"task '{wc.task}' of {wc.creature}-{wc.task}-{wc.speed}: the tasks "
-                         f"are {', '.join(TASKS)} (models/tasks/)")
-    path = f"models/optimized/{wc.creature}-{wc.task}-{wc.speed}/best.json"
+    """The committed result of a run as its warm start (budget warm_start)."""
+    run_parts(wc.run)
+    path = f"models/optimized/{wc.run}/best.json"
     return path if BUDGET["warm_start"] and os.path.exists(path) else []
 
 
 def run_experiment(wc):
     """The experiment of a run, or None (a run asked for by its path, or given without one)."""
-    i = RUN_INDEX.get(f"{wc.creature}-{wc.task}-{wc.speed}")
+    i = RUN_INDEX.get(wc.run)
     return EXPERIMENTS.get(i) if i is not None else None
 
 
@@ -203,7 +222,9 @@ def optimize_arguments(wc, input, threads):
     exp = run_experiment(wc)
     if exp is not None and BUDGET.get("experiment_stages", False):
         return f"{exp.path} --workers {threads}"
-    args = (f"{input.osim} --task {wc.task} --speed {wc.speed} --duration {BUDGET['duration']} "
+    parts = run_parts(wc.run)
+    args = (f"{input.osim} --task {parts['task']} --speed {parts['speed']} "
+            f"--duration {BUDGET['duration']} "
             f"--generations {BUDGET['generations']} --seed {BUDGET['seed']} --workers {threads}")
     if exp is not None:
         args += f" --objective {exp.objective}"

@@ -1,17 +1,18 @@
 # Re-simulate the best controller of a run (longer than t_max when the budget says so).
 rule simulate_best:
     input:
-        "results/optimize/{creature}-{task}-{speed}",
+        "results/optimize/{run}",
     output:
-        summary="results/simulate/{creature}-{task}-{speed}/summary.json",
+        summary="results/simulate/{run}/summary.json",
     log:
-        "results/logs/simulate_{creature}-{task}-{speed}.log",
+        "results/logs/simulate_{run}.log",
     params:
-        out="results/simulate/{creature}-{task}-{speed}",
+        out="results/simulate/{run}",
         duration=BUDGET["simulate_duration"],
+        speed=lambda wc: run_parts(wc.run)["speed"],
     conda:
         CONDA_ENV
     shell:
         "musclewalk simulate {input}/optimized.osim --params {input}/best.json "
-        "--speed {wildcards.speed} --duration {params.duration} --out {params.out} "
+        "--speed {params.speed} --duration {params.duration} --out {params.out} "
         "> {log} 2>&1"
