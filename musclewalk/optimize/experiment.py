@@ -31,6 +31,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
       knee.theta: {lower: 0.0}         # narrowed bounds (lower and/or upper, absolute values
                                        # within the parameter's own bounds)
       "routing.*": {fixed: 0.5}        # not optimized: held at this value
+      "knee_overextension.*": {free: true}   # a controller feature beyond the paper (off unless
+                                       # named), optimized within its own bounds
 
 `parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its
 model section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each
