@@ -419,6 +419,25 @@ def _cmd_compare(args):
     )
 
 
+def _cmd_table4(args):
+    from .analysis.table4 import table4
+    from .io_checks import check_output_file, write_files_together
+    from .model.template import models_dir
+
+    optimized = args.optimized if args.optimized is not None else models_dir() / "optimized"
+    if not optimized.is_dir():
+        raise UsageError(f"{optimized}: --optimized: not a folder")
+    if args.analysis is not None and not args.analysis.is_dir():
+        raise UsageError(f"{args.analysis}: --analysis: not a folder")
+    text = table4(optimized, args.analysis)
+    if str(args.out) == "-":
+        print(text, end="")
+        return
+    check_output_file(args.out, "-o")
+    write_files_together({args.out: text.encode()})
+    print(f"wrote {args.out}")
+
+
 def _cmd_analyze(args):
     import json
 
@@ -786,6 +805,25 @@ def _add_compare_command(sub) -> None:
     s.set_defaults(func=_cmd_compare)
 
 
+def _add_table4_command(sub) -> None:
+    s = sub.add_parser(
+        "table4", help="this project's Table 4 (committed controllers, robustness) beside the paper's"
+    )
+    s.add_argument("-o", "--out", type=Path, required=True, help="markdown file ('-': print it)")
+    s.add_argument(
+        "--optimized",
+        type=Path,
+        default=None,
+        help="the committed runs (default: the package's models/optimized)",
+    )
+    s.add_argument(
+        "--analysis",
+        type=Path,
+        help="gait summaries of re-simulations, <run>.json each (the workflow's results/analysis)",
+    )
+    s.set_defaults(func=_cmd_table4)
+
+
 def _add_info_command(sub) -> None:
     s = sub.add_parser("info", help="structure and free-parameter counts of a built model")
     s.add_argument("model", type=Path)
@@ -805,6 +843,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_analyze_command(sub)
     _add_robustness_command(sub)
     _add_compare_command(sub)
+    _add_table4_command(sub)
     _add_info_command(sub)
     return p
 

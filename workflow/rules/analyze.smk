@@ -38,8 +38,25 @@ rule compare:
         "musclewalk compare $(dirname {input}) --record-failure -o {params.out} > {log} 2>&1"
 
 
+# Table 4 of this project beside the paper's: committed controllers (generations, wall time,
+# robustness) and the gaits re-simulated above.
+rule table4:
+    input:
+        expand("results/analysis/{run}.json", run=RUNS),
+        optimized="models/optimized",
+    output:
+        "results/table4.md",
+    log:
+        "results/logs/table4.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "musclewalk table4 --optimized {input.optimized} --analysis results/analysis -o {output} > {log} 2>&1"
+
+
 rule report:
     input:
+        table4="results/table4.md",
         summaries=expand("results/analysis/{run}.json", run=RUNS),
         pictures=expand("results/analysis/{run}.png", run=RUNS),
         comparisons=expand("results/compare/{run}/comparison.json", run=RUNS),

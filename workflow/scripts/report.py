@@ -37,6 +37,9 @@ def main(sm):
         error = json.load(open(comparison)).get("error")
         lines.append(f"{run}: {error}" if error else
                      f"![{run} kinematics](compare/{run}/kinematics.png)")
+    lines += ["", "Table 4 of the paper and of this project (`musclewalk table4`; committed "
+              "controllers under models/optimized, gaits re-simulated here):", ""]
+    lines += open(sm.input.table4).read().splitlines()
     with open(sm.output[0], "w") as f:
         f.write("\n".join(lines) + "\n")
 

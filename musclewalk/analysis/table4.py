@@ -1,0 +1,162 @@
+"""This project's Table 4 next to the paper's: `musclewalk table4 -o table4.md`.
+
+One row per experiment of Geijtenbeek et al. 2013, Table 4 (gait column from the thesis, Table
+7.4), plus one per other committed run. The project's columns come from files only, never from a
+simulation here:
+
+- generations and wall time: the committed straight controller ``<optimized>/<run>/`` (its
+  ``log.txt``: the generation at which all objective thresholds were met, or how many ran
+  without; ``history.csv``: the wall time up to then on this project's 2 cores). A run that
+  started from another run's result (a warm start) counts its own generations only: the column
+  says so.
+- slope, push, turning: ``robustness/<test>.json`` (``musclewalk robustness``, the README's
+  protocol) of the controller optimized for that task (``<creature>-slope|push|steer-<speed>``),
+  else of the straight controller (marked "straight").
+- gait and survival: a gait summary of a re-simulation (``musclewalk analyze``; the workflow's
+  ``results/analysis/<run>.json``) when one is given.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    creature: str
+    speed: float
+    task: str  # this project's task of the straight controller: walk or run
+    gait: str
+    generations: int
+    slope_deg: float
+    push_N: float
+    turning_deg_s: float
+
+    @property
+    def run(self) -> str:
+        return f"{self.creature}-{self.task}-{self.speed}"  # as run names write a speed: 2.0
+
+
+# Geijtenbeek, van de Panne & van der Stappen 2013, Table 4 (the thesis' Table 7.4 adds the gait;
+# its footnote: the ostrich performs an "inverted knee" stepping gait)
+PAPER_TABLE4 = (
+    PaperRow("Human", 2.0, "walk", "walk", 197, 5, 100, 12),
+    PaperRow("Human", 4.0, "run", "run", 760, 3, 50, 12),
+    PaperRow("Ostrich", 1.2, "walk", "walk (inverted-knee stepping)", 698, 5, 50, 6),
+    PaperRow("LongNeck", 1.5, "walk", "walk", 541, 5, 100, 12),
+    PaperRow("LongLegs", 2.0, "walk", "walk", 403, 3, 100, 12),
+)
+ROBUSTNESS = (("slope", "slope", "deg"), ("push", "push", "N"), ("turn", "steer", "deg/s"))
+_RUN = re.compile(r"(?P<creature>[A-Za-z0-9_]+)-(?P<task>[a-z]+)-(?P<speed>[0-9.]+)(?:-(?P<variant>\w+))?")
+
+
+def _thresholds(log: str) -> tuple[int | None, int | None]:
+    """(generation at which all thresholds were met or None, generations run) from a log.txt."""
+    met = re.search(r"^thresholds met at generation: (\S+)", log, re.M)
+    ran = re.search(r"^generations: (\d+)", log, re.M)
+    at = int(met.group(1)) if met and met.group(1).isdigit() else None
+    return at, int(ran.group(1)) if ran else None
+
+
+def _wall_hours(history: Path, generation: int | None) -> float | None:
+    """Wall time (h) of the run up to ``generation`` (the last one when None)."""
+    if not history.is_file():
+        return None
+    import pandas as pd
+
+    table = pd.read_csv(history)
+    if table.empty:
+        return None
+    rows = table if generation is None else table[table["generation"] <= generation]
+    return float(rows["wall_time"].iloc[-1]) / 3600.0 if len(rows) else None
+
+
+def controller_cell(folder: Path) -> str:
+    """'197 (1.2 h)' when the thresholds were met, 'not met after 35 (1.9 h)' otherwise,
+    '—' without a committed run; '(warm start)' when it started from another result."""
+    log_path = folder / "log.txt"
+    if not log_path.is_file():
+        return "—"
+    log = log_path.read_text()
+    met_at, ran = _thresholds(log)
+    hours = _wall_hours(folder / "history.csv", met_at)
+    wall = f" ({hours:.1f} h)" if hours is not None else ""
+    warm = " from a warm start" if re.search(r"^warm start: ", log, re.M) else ""
+    if met_at is not None:
+        return f"{met_at}{wall}{warm}"
+    return f"not met after {ran}{wall}{warm}" if ran is not None else "—"
+
+
+def robustness_cell(optimized: Path, creature: str, speed: float, straight: str, test: str, task: str) -> str:
+    """The median of ``robustness/<test>.json`` of the task's controller, else of the straight
+    one (marked), '—' when neither was measured."""
+    for run, mark in ((f"{creature}-{task}-{speed}", ""), (straight, " (straight)")):
+        path = optimized / run / "robustness" / f"{test}.json"
+        if path.is_file():
+            result = json.loads(path.read_text())
+            median = result.get("median")
+            value = "below the first level" if median is None else f"{median:g}"
+            capped = (
+                "≥ "
+                if median is not None and result.get("seeds_capped", 0) * 2 > result.get("seeds", 1)
+                else ""
+            )
+            return f"{capped}{value}{mark}"
+    return "—"
+
+
+def gait_cell(analysis: Path | None, run: str) -> str:
+    """'walk, 10 s' / 'run (flight 12 %), 10 s' / 'fell at 3.2 s' from a re-simulation's summary."""
+    if analysis is None or not (analysis / f"{run}.json").is_file():
+        return "—"
+    summary = json.loads((analysis / f"{run}.json").read_text())
+    gait = summary.get("gait") or {}
+    pattern = gait.get("pattern") or "n/a"
+    if pattern == "run":
+        pattern += f" (flight {100 * gait.get('flight_fraction', math.nan):.0f} %)"
+    if summary.get("terminated"):
+        return f"{pattern}; fell at {summary['simulated_time']:.1f} s"
+    speed = summary.get("mean_forward_speed")
+    return f"{pattern}, {summary['simulated_time']:.0f} s at {speed:.2f} m/s"
+
+
+def table4(optimized: Path, analysis: Path | None = None) -> str:
+    """The markdown table (paper | here per column)."""
+    optimized = Path(optimized)
+    lines = [
+        "| creature | speed m/s | gait: paper | gait: here (re-simulated) | generations: paper | "
+        "generations: here (wall, 2 cores) | slope °: paper | here | push N: paper | here | "
+        "turning °/s: paper | here |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    listed = set()
+    for row in PAPER_TABLE4:
+        listed.add(row.run)
+        cells = [
+            robustness_cell(optimized, row.creature, row.speed, row.run, t, task) for t, task, _ in ROBUSTNESS
+        ]
+        lines.append(
+            f"| {row.creature} | {row.speed:.1f} | {row.gait} | {gait_cell(analysis, row.run)} | "
+            f"{row.generations} | {controller_cell(optimized / row.run)} | {row.slope_deg:g} | {cells[0]} | "
+            f"{row.push_N:g} | {cells[1]} | {row.turning_deg_s:g} | {cells[2]} |"
+        )
+    for folder in sorted(p for p in optimized.iterdir() if p.is_dir()):
+        match = _RUN.fullmatch(folder.name)
+        if match is None or folder.name in listed or match["task"] in ("push", "slope", "steer"):
+            continue
+        speed = float(match["speed"])
+        cells = [
+            robustness_cell(optimized, match["creature"], speed, folder.name, t, task)
+            for t, task, _ in ROBUSTNESS
+        ]
+        task = match["task"] + (f", {match['variant']}" if match["variant"] else "")
+        gait = gait_cell(analysis, folder.name)
+        lines.append(
+            f"| {match['creature']} | {speed:.1f} | — (not in Table 4; {task}) | {gait} "
+            f"| — | {controller_cell(folder)} | — | {cells[0]} | — | {cells[1]} | — | {cells[2]} |"
+        )
+    return "\n".join(lines) + "\n"

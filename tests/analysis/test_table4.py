@@ -1,0 +1,74 @@
+"""musclewalk table4: the paper's Table 4 beside this project's, from committed files only."""
+
+import json
+from pathlib import Path
+
+from musclewalk.analysis.table4 import PAPER_TABLE4, table4
+from musclewalk.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _run(folder: Path, log: str, walls=(100.0, 200.0, 300.0)):
+    folder.mkdir(parents=True)
+    (folder / "log.txt").write_text(log)
+    rows = "\n".join(f"{g},{20 * g},1.0,{w}" for g, w in enumerate(walls, start=1))
+    (folder / "history.csv").write_text("generation,evaluations,best,wall_time\n" + rows + "\n")
+
+
+def _row(text: str, start: str) -> list[str]:
+    lines = [line for line in text.splitlines() if line.startswith(start)]
+    assert len(lines) == 1, text
+    return [cell.strip() for cell in lines[0].strip("|").split("|")]
+
+
+def test_cells_come_from_the_committed_files(tmp_path):
+    optimized = tmp_path / "optimized"
+    _run(
+        optimized / "Human-walk-2.0",
+        "generations: 3, evaluations: 60\nthresholds met at generation: 2\nwarm start: x/best.json\n",
+        walls=(1800.0, 3600.0, 5400.0),
+    )
+    (optimized / "Human-walk-2.0" / "robustness").mkdir()
+    (optimized / "Human-walk-2.0" / "robustness" / "slope.json").write_text(
+        json.dumps({"median": 3.0, "seeds": 10, "seeds_capped": 0})
+    )
+    _run(optimized / "Human-push-2.0", "generations: 1\nthresholds met at generation: None\n")
+    (optimized / "Human-push-2.0" / "robustness").mkdir()
+    (optimized / "Human-push-2.0" / "robustness" / "push.json").write_text(
+        json.dumps({"median": 80.0, "seeds": 10, "seeds_capped": 6})
+    )
+    _run(optimized / "Ostrich-walk-1.2", "generations: 3, evaluations: 60\nthresholds met at generation: None\n")
+    _run(optimized / "Human-walk-1.3-human", "generations: 3\nthresholds met at generation: None\n")
+    (optimized / "in-progress").mkdir()
+    analysis = tmp_path / "analysis"
+    analysis.mkdir()
+    (analysis / "Human-walk-2.0.json").write_text(
+        json.dumps(
+            {"gait": {"pattern": "walk"}, "terminated": False, "simulated_time": 10.0, "mean_forward_speed": 1.98}
+        )
+    )
+    (analysis / "Ostrich-walk-1.2.json").write_text(
+        json.dumps({"gait": {"pattern": "walk"}, "terminated": True, "simulated_time": 3.24})
+    )
+    text = table4(optimized, analysis)
+    human = _row(text, "| Human | 2.0 |")
+    assert human == [
+        "Human", "2.0", "walk", "walk, 10 s at 1.98 m/s", "197", "2 (1.0 h) from a warm start",
+        "5", "3 (straight)", "100", "≥ 80", "12", "—",
+    ]  # fmt: skip
+    ostrich = _row(text, "| Ostrich |")
+    assert ostrich[3] == "walk; fell at 3.2 s" and ostrich[5] == "not met after 3 (0.1 h)"
+    assert _row(text, "| LongNeck |")[3:6] == ["—", "541", "—"]
+    extra = _row(text, "| Human | 1.3 |")
+    assert extra[2] == "— (not in Table 4; walk, human)" and extra[5] == "not met after 3 (0.1 h)"
+    assert "Human-push" not in text and len(text.splitlines()) == 2 + len(PAPER_TABLE4) + 1
+
+
+def test_the_command_on_the_committed_runs(tmp_path, capsys):
+    out = tmp_path / "table4.md"
+    assert main(["table4", "-o", str(out)]) == 0
+    text = out.read_text()
+    assert _row(text, "| HumanLegs | 1.3 |")[5].startswith("not met after 53 (1.3 h)")
+    assert main(["table4", "-o", str(out), "--analysis", str(tmp_path / "none")]) == 2
+    assert "--analysis: not a folder" in capsys.readouterr().err
