@@ -38,14 +38,22 @@ def test_cells_come_from_the_committed_files(tmp_path):
     (optimized / "Human-push-2.0" / "robustness" / "push.json").write_text(
         json.dumps({"median": 80.0, "seeds": 10, "seeds_capped": 6})
     )
-    _run(optimized / "Ostrich-walk-1.2", "generations: 3, evaluations: 60\nthresholds met at generation: None\n")
+    _run(
+        optimized / "Ostrich-walk-1.2",
+        "generations: 3, evaluations: 60\nthresholds met at generation: None\n",
+    )
     _run(optimized / "Human-walk-1.3-human", "generations: 3\nthresholds met at generation: None\n")
     (optimized / "in-progress").mkdir()
     analysis = tmp_path / "analysis"
     analysis.mkdir()
     (analysis / "Human-walk-2.0.json").write_text(
         json.dumps(
-            {"gait": {"pattern": "walk"}, "terminated": False, "simulated_time": 10.0, "mean_forward_speed": 1.98}
+            {
+                "gait": {"pattern": "walk"},
+                "terminated": False,
+                "simulated_time": 10.0,
+                "mean_forward_speed": 1.98,
+            }
         )
     )
     (analysis / "Ostrich-walk-1.2.json").write_text(
