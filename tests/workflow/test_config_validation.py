@@ -38,6 +38,8 @@ def with_run(**changes):
         (with_run(task="fly"), ["runs[0].task", "fly"]),
         (with_run(task="Run"), ["task", "Run"]),
         (with_run(creature="NoSuchBeast"), ["runs[0].creature", "NoSuchBeast"]),
+        (with_run(budgets=["fast"]), ["runs[0].budgets", "fast", "quick"]),
+        (with_run(budgets=[]), ["budgets"]),
         ({**GOOD, "budget": "nonsense"}, ["budget", "nonsense", "quick"]),
         ({**GOOD, "workers": 0}, ["workers"]),
         ({**GOOD, "creatures": ["HumanLegs", "Dragon"]}, ["creatures[1]", "Dragon"]),
@@ -79,7 +81,10 @@ def _message(result):
             lambda c: c["runs"].__setitem__(0, {"creature": "HumanLegs", "task": "walk", "speed": 1e-05}),
             ["runs[0].speed", "1e-05", "plain decimal"],
         ),
-        (lambda c: c["runs"].append(dict(c["runs"][0])), ["runs[2]", "same run as runs[0]"]),
+        (
+            lambda c: c["runs"].append(dict(c["runs"][0])),
+            [f"runs[{len(GOOD['runs'])}]", "same run as runs[0]"],
+        ),
         (
             lambda c: c.update(creatures=["HumanLegs", "nowhere/bird.yaml"]),
             ["creatures[1]", "'nowhere/bird.yaml' not found"],
@@ -288,3 +293,17 @@ def test_a_bad_variant_names_the_file_and_key(tmp_path):
     result = dry_run(tmp_path, config)
     assert result.returncode != 0
     assert f"{tmp_path / 'e.yaml'}: variant: expected a name" in result.stdout + result.stderr
+
+
+def test_a_run_for_the_paper_budget_only_is_not_planned_by_the_quick_one(tmp_path):
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["runs"] = [
+        {"creature": "HumanLegs", "task": "walk", "speed": 1.3},
+        {"creature": "LongLegs", "task": "walk", "speed": 2.0, "budgets": ["paper"]},
+    ]
+    quick = dry_run(tmp_path, config)
+    assert quick.returncode == 0, quick.stderr[-2000:]
+    assert "HumanLegs-walk-1.3" in quick.stdout and "LongLegs-walk-2.0" not in quick.stdout
+    paper = dry_run(tmp_path, {**config, "budget": "paper"})
+    assert paper.returncode == 0, paper.stderr[-2000:]
+    assert "results/optimize/LongLegs-walk-2.0" in paper.stdout

@@ -133,9 +133,15 @@ def _creatures():
 
 
 def _run_names():
-    """Run name -> index in runs."""
+    """Run name -> index in runs, for the runs of this budget (a run's budgets: default all)."""
     names = {}
-    for i in range(len(config["runs"])):
+    for i, run in enumerate(config["runs"]):
+        for budget in run.get("budgets", []):
+            if budget not in config["budgets"]:
+                _config_error(f"runs[{i}].budgets", f"{budget!r} is not a budget (known: "
+                              f"{', '.join(config['budgets'])})")
+        if config["budget"] not in run.get("budgets", [config["budget"]]):
+            continue
         creature, task, speed, variant = _run_fields(i)
         speed = str(speed)
         if not re.fullmatch(SPEED, speed):
