@@ -139,6 +139,7 @@ class Experiment:
 
     @classmethod
     def load(cls, path) -> "Experiment":
+        """The experiment of a file; ExperimentError naming the file and the key."""
         path = Path(path)
         data = read_yaml(path, ExperimentError, "experiment file")
 
@@ -153,15 +154,42 @@ class Experiment:
         creature = data.get("creature")
         if not isinstance(creature, str) or not creature:
             raise err("creature", "expected a creature preset name")
+        task_name, task = cls._task(data, path, err)
+        defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
+        defaults.setdefault("duration", task.duration)
+        other = data.get("init_from_other_creature", False)
+        if not isinstance(other, bool):
+            raise err("init_from_other_creature", "expected true or false")
+        return cls(
+            name=path.stem,
+            path=path.resolve(),
+            creature=creature,
+            speed=cls._speed(data, task, err),
+            objective=cls._relative_file(data.get("objective", task.objective), path, "objective", err),
+            stages=cls._stages(data.get("stages"), defaults, path, err),
+            warm_start=cls._warm_start(data.get("warm_start"), path, err),
+            init_from_other_creature=other,
+            description=str(data.get("description", "")),
+            task=task_name,
+            parameters=cls._parameters(data.get("parameters"), creature, err),
+            variant=cls._variant(data.get("variant", ""), err),
+        )
+
+    @staticmethod
+    def _task(data, path: Path, err) -> tuple[str, Task]:
+        """(a name in models/tasks/ or the absolute path of a task file, the task)."""
         task_name = data.get("task", DEFAULT_TASK)
         if not isinstance(task_name, str) or not task_name:
             raise err("task", "expected a task name (models/tasks/) or a .yaml file")
         if task_name.endswith((".yaml", ".yml")):
             task_name = str((path.parent / task_name).resolve())
         try:
-            task = Task.load(task_name)
+            return task_name, Task.load(task_name)
         except TaskError as exc:
             raise err("task", str(exc)) from None
+
+    @staticmethod
+    def _speed(data, task: Task, err) -> float:
         speed = data.get("speed", task.speed)
         if (
             isinstance(speed, bool)
@@ -171,31 +199,41 @@ class Experiment:
         ):
             given = "" if "speed" in data else f" (the task '{task.name}' gives none)"
             raise err("speed", f"expected a speed > 0 (m/s), got {speed!r}{given}")
-        objective = data.get("objective", task.objective)
+        return float(speed)
+
+    @staticmethod
+    def _relative_file(objective, path: Path, key: str, err) -> str:
+        """An objective name, or a .yaml file relative to the experiment file (made absolute)."""
         if not isinstance(objective, str):
-            raise err("objective", "expected an objective name or a .yaml file")
+            raise err(key, "expected an objective name or a .yaml file")
         if objective.endswith((".yaml", ".yml")):
-            objective = str((path.parent / objective).resolve())
-        warm = data.get("warm_start")
-        if warm is not None:
-            if not isinstance(warm, str):
-                raise err("warm_start", "expected the path of a best.json")
-            warm = (path.parent / warm).resolve()
-            if not warm.is_file():
-                raise err("warm_start", f"{warm}: file not found")
-        variant = data.get("variant", "")
+            return str((path.parent / objective).resolve())
+        return objective
+
+    @staticmethod
+    def _warm_start(warm, path: Path, err) -> Path | None:
+        if warm is None:
+            return None
+        if not isinstance(warm, str):
+            raise err("warm_start", "expected the path of a best.json")
+        warm = (path.parent / warm).resolve()
+        if not warm.is_file():
+            raise err("warm_start", f"{warm}: file not found")
+        return warm
+
+    @staticmethod
+    def _variant(variant, err) -> str:
         if not isinstance(variant, str) or (variant and not re.fullmatch(VARIANT_PATTERN, variant)):
             raise err(
                 "variant",
                 f"expected a name of lowercase letters, digits and _ ({VARIANT_PATTERN}), got {variant!r}",
             )
-        other = data.get("init_from_other_creature", False)
-        if not isinstance(other, bool):
-            raise err("init_from_other_creature", "expected true or false")
-        parameters = cls._parameters(data.get("parameters"), creature, err)
-        defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
-        defaults.setdefault("duration", task.duration)
-        raw_stages = data.get("stages")
+        return variant
+
+    @classmethod
+    def _stages(cls, raw_stages, defaults: dict, path: Path, err) -> tuple[Stage, ...]:
+        """The stages, each with the defaults under its own values (one stage named after the
+        file without a stages key)."""
         if raw_stages is None:
             raw_stages = [{"name": path.stem}]
         if not isinstance(raw_stages, list) or not raw_stages:
@@ -216,29 +254,12 @@ class Experiment:
                 isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scale.values()
             ):
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
-            values = {
-                **defaults,
-                **cls._stage_values(
-                    {k: v for k, v in raw.items() if k not in ("name", "scale_passive")}, key, err
-                ),
-            }
+            own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive")}
+            values = {**defaults, **cls._stage_values(own, key, err)}
             stages.append(
                 Stage(name=name, scale_passive={str(k): float(v) for k, v in scale.items()}, **values)
             )
-        return cls(
-            name=path.stem,
-            path=path.resolve(),
-            creature=creature,
-            speed=float(speed),
-            objective=objective,
-            stages=tuple(stages),
-            warm_start=warm,
-            init_from_other_creature=other,
-            description=str(data.get("description", "")),
-            task=task_name,
-            parameters=parameters,
-            variant=variant,
-        )
+        return tuple(stages)
 
     @staticmethod
     def _parameters(raw, creature: str, err) -> dict:
