@@ -1,10 +1,15 @@
 """Simulating a model with ideal muscles (models/physics.yaml `muscles: ideal`, Geijtenbeek et al.
 2013 §7.5.3): the force each muscle applies, and the controller senses, is u F_max of the
-excitation applied over the control interval; no activation or fibre state."""
+excitation applied over the control interval; no activation or fibre state; `simulate` and
+`analyze` run on it (no metabolic outputs)."""
+
+import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
+from musclewalk.cli import main
 from musclewalk.model.osim import INITIAL_EXCITATION
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
@@ -53,3 +58,27 @@ def test_a_second_run_starts_like_the_first(ideal_human_osim):
     runs = [sim.run(Scenario(speed=1.3, duration=0.05), record=True).recording for _ in range(2)]
     np.testing.assert_array_equal(np.array(runs[0].muscle_force), np.array(runs[1].muscle_force))
     np.testing.assert_array_equal(np.array(runs[0].states), np.array(runs[1].states))
+
+
+def test_simulate_and_analyze_run_on_ideal_muscles(ideal_human_osim, tmp_path, capsys):
+    run = tmp_path / "run"
+    assert (
+        main(["simulate", str(ideal_human_osim), "--speed", "1.3", "--duration", "0.2", "--out", str(run)])
+        == 0
+    )
+    muscles = pd.read_csv(run / "muscles.csv")
+    assert muscles["vasti_r.norm_fiber_length"].isna().all()
+    np.testing.assert_allclose(muscles["vasti_r.fiber_force"], muscles["vasti_r.force"])
+    capsys.readouterr()
+    assert main(["analyze", str(run), "-o", str(tmp_path / "a.json")]) == 0
+    assert "no metabolic model" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "a.json").read_text())
+    assert summary["metabolic_energy_J"] is None and summary["metabolic_by_muscle"] is None
+    assert summary["cost_of_transport_J_per_kg_m"] is None
+    assert summary["metabolic_model"].startswith("none: the model has ideal muscles")
+    # sum_M F_M / (M g) averaged over the run: every sample but the last stands for 5 ms
+    forces = muscles[[c for c in muscles if c.endswith(".force")]].to_numpy().sum(axis=1)
+    weight = summary["body_mass_kg"] * 9.80665
+    simulated = json.loads((run / "summary.json").read_text())["simulated_time"]
+    expected = forces[:-1].sum() * 0.005 / weight / simulated if len(forces) > 1 else forces[0] / weight
+    assert summary["mean_muscle_force_per_body_weight"] == pytest.approx(expected, rel=1e-5)
