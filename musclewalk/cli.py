@@ -469,11 +469,15 @@ def _cmd_analyze(args):
     write_files_together(files)  # the summary and the picture, or neither
     cot = result["cost_of_transport_J_per_kg_m"]
     freq = result["stride_frequency_Hz"]
+    force = result["mean_muscle_force_per_body_weight"]
+    no_metabolics = result["metabolic_energy_J"] is None
     print(
         f"{result['creature']}: {result['simulated_time']:.2f} s, distance "
         f"{result['distance']:.2f} m, speed {result['mean_forward_speed']:.2f} m/s, "
         f"termination {result['termination_reason'] or 'none'}, cost of transport "
-        f"{'n/a' if cot is None else f'{cot:.2f} J/(kg m)'}, stride frequency "
+        f"{'n/a' if cot is None else f'{cot:.2f} J/(kg m)'}"
+        f"{' (ideal muscles: no metabolic model)' if no_metabolics else ''}, summed muscle force "
+        f"{'n/a' if force is None else f'{force:.2f} M g'}, stride frequency "
         f"{'n/a' if freq is None else f'{freq:.2f} Hz'}; wrote {args.out}"
         + (f" and {args.picture}" if args.picture else "")
     )

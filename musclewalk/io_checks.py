@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
-from .model.metadata import ModelMeta
+from .model.metadata import MILLARD_MUSCLES, ModelMeta
 
 
 class OutputError(ValueError):
@@ -198,6 +198,7 @@ def model_mismatches(tree, meta: ModelMeta) -> dict[str, list[str]]:
     from .model.osim import (
         CONTROLLER_NAME,
         EXPONENTIAL_CONTACT_PREFIX,
+        MUSCLE_CLASS,
         ROOT_COORDINATES,
         SMOOTH_CONTACT_PREFIX,
     )
@@ -220,8 +221,13 @@ def model_mismatches(tree, meta: ModelMeta) -> dict[str, list[str]]:
         [c[0] for c in ROOT_COORDINATES] + [c for j in meta.joints for c in j.coordinates],
         names(".//Coordinate"),
     )
-    muscles = {m.get("name"): m for m in model.xpath("ForceSet/objects/Millard2012EquilibriumMuscle")}
-    lack("muscle", [m.name for m in meta.muscles], muscles)
+    muscle_class = MUSCLE_CLASS[meta.muscle_model]
+    muscles = {m.get("name"): m for m in model.xpath(f"ForceSet/objects/{muscle_class}")}
+    # "no ideal muscle (PathActuator) ..." for a Millard model beside ideal-muscle metadata
+    muscle = (
+        "muscle" if meta.muscle_model == MILLARD_MUSCLES else f"{meta.muscle_model} muscle ({muscle_class})"
+    )
+    lack(muscle, [m.name for m in meta.muscles], muscles)
     for m in meta.muscles:
         if m.name in muscles:
             lack(
@@ -249,7 +255,7 @@ def model_mismatches(tree, meta: ModelMeta) -> dict[str, list[str]]:
         )
     lack("controller", [CONTROLLER_NAME], names("ControllerSet/objects/PrescribedController"))
     n_meta = len(meta.muscles)
-    if len(muscles) != n_meta and "muscle" not in missing:
+    if len(muscles) != n_meta and muscle not in missing:
         missing["count"] = [f"the model has {len(muscles)} muscles, the metadata {n_meta}"]
     return missing
 

@@ -16,7 +16,7 @@ PURE_MODULES = (
     "tests/measures/test_metabolics.py",
     "tests/measures/test_objective.py",
 )
-MODEL_FIXTURES = {"built_models", "humanlegs_osim", "small_settings", "models_copy"}
+MODEL_FIXTURES = {"built_models", "humanlegs_osim", "small_settings", "models_copy", "ideal_human_osim"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -59,6 +59,16 @@ def one_error(capfd):
 @pytest.fixture(scope="session")
 def humanlegs_osim(built_models):
     return built_models["HumanLegs"]
+
+
+@pytest.fixture(scope="session")
+def ideal_human_osim(tmp_path_factory):
+    """The Human with ideal muscles (models/creatures/human_ideal_muscles.yaml), built once."""
+    from musclewalk.model.build import build_creature
+
+    path = tmp_path_factory.mktemp("ideal") / "HumanIdealMuscles.osim"
+    build_creature("HumanIdealMuscles", None, path)
+    return path
 
 
 @pytest.fixture

@@ -195,18 +195,27 @@ def _extract(path: Path, meta: ModelMeta | None) -> _Scene:
     )
     coords = model.getCoordinateSet()
     n_dofs = sum(1 for i in range(coords.getSize()) if not coords.get(i).getDefaultLocked())
+    muscles = _muscles(osim, model)
     scene = _Scene(
         name=name,
         mass=float(model.getTotalMass(state)),
         n_bodies=model.getNumBodies(),
         n_dofs=n_dofs,
-        n_muscles=model.getMuscles().getSize(),
+        n_muscles=len(muscles),
     )
     transforms = _add_skeleton(scene, model, state)
     _add_shapes(scene, osim, model, state)
     _add_contacts(scene, osim, model, state)
-    _add_muscles(scene, model, state, meta, transforms)
+    _add_muscles(scene, muscles, state, meta, transforms)
     return scene
+
+
+def _muscles(osim, model) -> list:
+    """The model's muscles as PathActuators (a Muscle is one): its Millard muscles, or the
+    PathActuators of a model with ideal muscles (F = u F_max), in force-set order."""
+    forces = model.getForceSet()
+    found = (osim.PathActuator.safeDownCast(forces.get(i)) for i in range(forces.getSize()))
+    return [a for a in found if a is not None]
 
 
 def _add_skeleton(scene: _Scene, model, state) -> dict:
@@ -284,14 +293,12 @@ def _add_contacts(scene: _Scene, osim, model, state) -> None:
         scene.contacts.append((R @ _vec(sphere.get_location()) + p, float(sphere.getRadius())))
 
 
-def _add_muscles(scene: _Scene, model, state, meta: ModelMeta | None, transforms: dict) -> None:
+def _add_muscles(scene: _Scene, muscles: list, state, meta: ModelMeta | None, transforms: dict) -> None:
     """Muscle paths (the active path points in the default state: conditional and moving points,
     wrapping tangent points) with their side, and the allowed attachment regions the metadata
     declares for their points."""
     meta_muscles = {m.name: m for m in meta.muscles} if meta is not None else {}
-    muscles = model.getMuscles()
-    for i in range(muscles.getSize()):
-        m = muscles.get(i)
+    for m in muscles:
         current = m.getGeometryPath().getCurrentPath(state)
         pts = []
         for k in range(current.getSize()):

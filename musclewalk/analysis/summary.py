@@ -1,8 +1,11 @@
 """First gait summary of a simulation folder: speed, distance, termination, metabolic cost of
-transport (Wang et al. 2012 model) and stride frequency. Steps and energy come from the same
-measures as the optimizer's objective (`musclewalk.measures`): touch-downs of alternating feet
-from the vertical GRF above 5 % of body weight, and the metabolic rate integrated over the control
-steps (each sample stands for its control interval; the sample at the end stands for none)."""
+transport (Wang et al. 2012 model), the summed muscle force and stride frequency. Steps, energy
+and force come from the same measures as the optimizer's objective (`musclewalk.measures`):
+touch-downs of alternating feet from the vertical GRF above 5 % of body weight, and the metabolic
+rate and summed muscle force integrated over the control steps (each sample stands for its
+control interval; the sample at the end stands for none). A model with ideal muscles (F = u F_max,
+models/physics.yaml ``muscles``) has no metabolic model: its metabolic outputs are null, and
+``metabolic_model`` says why."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from ..measures.events import contact_threshold, gait_pattern, touch_downs
 from ..measures.integral import StepIntegral
 from ..measures.metabolics import BASAL_RATE, metabolic_rates, muscle_masses
 from ..model.meta import load_meta
+from ..model.metadata import IDEAL_MUSCLES
 from ..sim.outputs import read_storage
 
 HEAT_TERMS = ("activation_heat", "maintenance_heat", "shortening_heat", "positive_work")
@@ -68,10 +72,79 @@ def summarize(sim_dir) -> dict:
     meta = load_meta(summary["model"])
     mass = meta.total_mass
     names = [m.name for m in meta.muscles]
+    cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
+    time = muscles["time"].to_numpy()
+    simulated_time = float(summary["simulated_time"])
+    dt = float(summary.get("control_interval", CONTROL_INTERVAL))
+    # sum_M F_M / (M g), averaged over the run (measures.gait.MuscleForcePerBodyWeight)
+    muscle_force = _time_average(time, cols("force").sum(axis=1) / (mass * G), dt, simulated_time)
+    if meta.muscle_model == IDEAL_MUSCLES:
+        energy, by_muscle = None, None
+        metabolic_model = (
+            "none: the model has ideal muscles (F = u F_max, physics.muscles: ideal), no fibre "
+            "states for the Wang et al. 2012 heat rates"
+        )
+    else:
+        energy, by_muscle = _metabolic_energy(meta, muscles, cols, time, dt, simulated_time)
+        metabolic_model = (
+            "Wang et al. 2012 (Anderson 1999 / Bhargava 2004 heat rates, basal "
+            f"{BASAL_RATE} W/kg; musclewalk.measures.metabolics)"
+        )
+    distance = summary["distance"]
+    walked = energy is not None and distance > 0.1
+    vertical = grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy()
+    strikes = touch_downs(grf["time"].to_numpy(), vertical, contact_threshold(mass))
+    right = strikes[0]
+    stride_frequency = (
+        float((len(right) - 1) / (right[-1] - right[0])) if len(right) >= 2 and right[-1] > right[0] else None
+    )
+    return {
+        "creature": summary["creature"],
+        "simulated_time": summary["simulated_time"],
+        "terminated": summary["terminated"],
+        "termination_reason": summary["termination_reason"],
+        "distance": distance,
+        "mean_forward_speed": summary["mean_forward_speed"],
+        "target_speed": summary["target_speed"],
+        "mean_metabolic_rate_W": energy / simulated_time
+        if energy is not None and simulated_time > 0
+        else None,
+        "metabolic_energy_J": energy,
+        "cost_of_transport_J_per_kg_m": energy / (mass * distance) if walked else None,
+        "cost_of_transport_dimensionless": energy / (mass * G * distance) if walked else None,
+        # net: without the basal rate (Wang et al. 2012: 1.51 W/kg), the part walking costs
+        "net_cost_of_transport_J_per_kg_m": (energy - BASAL_RATE * mass * simulated_time) / (mass * distance)
+        if walked
+        else None,
+        "metabolic_model": metabolic_model,
+        "mean_muscle_force_per_body_weight": muscle_force,
+        "stride_frequency_Hz": stride_frequency,
+        "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
+        # walk / run (a flight phase in every stride) / hop (the feet land together), from the
+        # vertical GRF after the first right touch-down (measures.events.gait_pattern)
+        "gait": gait_pattern(grf["time"].to_numpy(), vertical, contact_threshold(mass), strikes),
+        "body_mass_kg": mass,
+        # where the energy goes: mean W of each heat term per muscle, the costliest first
+        "metabolic_by_muscle": by_muscle,
+        "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
+    }
+
+
+def _time_average(time, values, dt: float, simulated_time: float) -> float | None:
+    """Average over the run of per-control-step samples (measures.integral.StepIntegral)."""
+    integral = StepIntegral(["value"], dt)
+    for tk, vk in zip(time, values):
+        integral.add(tk, {"value": vk})
+    return integral.totals(simulated_time)["value"] / simulated_time if simulated_time > 0 else None
+
+
+def _metabolic_energy(meta, muscles, cols, time, dt: float, simulated_time: float) -> tuple[float, dict]:
+    """(metabolic energy of the run in J, mean heat terms in W per muscle, the costliest first)."""
+    mass = meta.total_mass
+    names = [m.name for m in meta.muscles]
     mm = muscle_masses(
         [m.max_isometric_force for m in meta.muscles], [m.optimal_fiber_length for m in meta.muscles]
     )
-    cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
     exc, act, nfl = cols("excitation"), cols("activation"), cols("norm_fiber_length")
     vel, force, active = cols("fiber_velocity"), cols("fiber_force"), cols("active_fiber_force")
     # the heat terms of every muscle and sample, computed once: the whole-body rate is their sum
@@ -88,47 +161,10 @@ def summarize(sim_dir) -> dict:
         for i, name in enumerate(names)
     }
     by_muscle = dict(sorted(by_muscle.items(), key=lambda kv: -sum(kv[1][f"{t}_W"] for t in HEAT_TERMS)))
-    time = muscles["time"].to_numpy()
-    simulated_time = float(summary["simulated_time"])
-    energy_integral = StepIntegral(["energy"], float(summary.get("control_interval", CONTROL_INTERVAL)))
+    energy_integral = StepIntegral(["energy"], dt)
     for tk, rk in zip(time, rate):
         energy_integral.add(tk, {"energy": rk})
-    energy = energy_integral.totals(simulated_time)["energy"]
-    distance = summary["distance"]
-    vertical = grf[["ground_force_r_vy", "ground_force_l_vy"]].to_numpy()
-    strikes = touch_downs(grf["time"].to_numpy(), vertical, contact_threshold(mass))
-    right = strikes[0]
-    stride_frequency = (
-        float((len(right) - 1) / (right[-1] - right[0])) if len(right) >= 2 and right[-1] > right[0] else None
-    )
-    return {
-        "creature": summary["creature"],
-        "simulated_time": summary["simulated_time"],
-        "terminated": summary["terminated"],
-        "termination_reason": summary["termination_reason"],
-        "distance": distance,
-        "mean_forward_speed": summary["mean_forward_speed"],
-        "target_speed": summary["target_speed"],
-        "mean_metabolic_rate_W": energy / simulated_time if simulated_time > 0 else None,
-        "metabolic_energy_J": energy,
-        "cost_of_transport_J_per_kg_m": energy / (mass * distance) if distance > 0.1 else None,
-        "cost_of_transport_dimensionless": energy / (mass * G * distance) if distance > 0.1 else None,
-        # net: without the basal rate (Wang et al. 2012: 1.51 W/kg), the part walking costs
-        "net_cost_of_transport_J_per_kg_m": (energy - BASAL_RATE * mass * simulated_time) / (mass * distance)
-        if distance > 0.1
-        else None,
-        "metabolic_model": "Wang et al. 2012 (Anderson 1999 / Bhargava 2004 heat rates, basal "
-        f"{BASAL_RATE} W/kg; musclewalk.measures.metabolics)",
-        "stride_frequency_Hz": stride_frequency,
-        "heel_strikes": {"r": len(strikes[0]), "l": len(strikes[1])},
-        # walk / run (a flight phase in every stride) / hop (the feet land together), from the
-        # vertical GRF after the first right touch-down (measures.events.gait_pattern)
-        "gait": gait_pattern(grf["time"].to_numpy(), vertical, contact_threshold(mass), strikes),
-        "body_mass_kg": mass,
-        # where the energy goes: mean W of each heat term per muscle, the costliest first
-        "metabolic_by_muscle": by_muscle,
-        "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
-    }
+    return energy_integral.totals(simulated_time)["energy"], by_muscle
 
 
 def _joint_limit_torques(path: Path) -> dict | None:

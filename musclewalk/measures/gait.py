@@ -1,7 +1,9 @@
-"""Measures of one control step (Geijtenbeek et al. 2013, eqs. 34-37, and the metabolic rate of
-Wang et al. 2012). A measure is built once per run from the `MeasureContext` and gives one value
-per control step from a `StepSample`; the objective integrates and averages the values over
-t_max. After an early termination a measure counts ``after_termination`` for the rest of t_max.
+"""Measures of one control step (Geijtenbeek et al. 2013, eqs. 34-37, the metabolic rate of
+Wang et al. 2012, and the summed muscle force of the paper's ablation, §7.5.3). A measure is built
+once per run from the `MeasureContext` and gives one value per control step from a `StepSample`;
+the objective integrates and averages the values over t_max. After an early termination a measure
+counts ``after_termination`` for the rest of t_max. A measure names the muscle models it is
+defined for (``muscle_models``; the metabolic rate needs Millard muscles).
 
 Adding a measure: a class here with ``name``, ``unit`` and ``value``, listed in `MEASURES`; an
 objective file then refers to it by that name."""
@@ -15,6 +17,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from ..constants import GRAVITY
+from ..model.metadata import MILLARD_MUSCLES, MUSCLE_MODELS
 from .events import StepDetector, contact_threshold
 from .metabolics import metabolic_rate, muscle_masses
 
@@ -35,6 +38,7 @@ class MeasureContext:
     muscle_mass: np.ndarray  # kg per muscle
     contact_velocities: Callable  # raw sensors -> (n_spheres, 3) sphere centre velocities
     leg_length: float = 1.0  # m
+    muscle_model: str = MILLARD_MUSCLES  # models/physics.yaml ``muscles``
 
     @classmethod
     def from_simulator(cls, sim, scenario) -> "MeasureContext":
@@ -56,6 +60,7 @@ class MeasureContext:
             ),
             contact_velocities=sim.bridge.contact_velocities,
             leg_length=float(meta.leg_length),
+            muscle_model=meta.muscle_model,
         )
 
 
@@ -85,8 +90,14 @@ class Measure:
     needs_muscles: ClassVar[bool] = False
     needs_limit_torques: ClassVar[bool] = False
     after_termination: ClassVar[float] = 0.0
+    muscle_models: ClassVar[tuple[str, ...]] = MUSCLE_MODELS  # those it is defined for
 
     def __init__(self, context: MeasureContext):
+        if context.muscle_model not in self.muscle_models:
+            raise ValueError(
+                f"{self.name}: needs {' or '.join(self.muscle_models)} muscles, the model has "
+                f"{context.muscle_model} muscles (physics.muscles)"
+            )
         self.context = context
 
     def value(self, sample: StepSample) -> float:
@@ -164,6 +175,8 @@ class MetabolicRatePerKg(Measure):
 
     name, unit = "metabolic_rate_per_kg", "W/kg"
     needs_muscles = True
+    # the heat rates need activation, fibre length and velocity: an ideal muscle has none
+    muscle_models = (MILLARD_MUSCLES,)
 
     def rate(self, excitation, muscles) -> float:
         """W, from the excitations and a MuscleState."""
@@ -193,6 +206,18 @@ class MetabolicCostPerTargetDistance(MetabolicRatePerKg):
 
     def value(self, sample):
         return super().value(sample) / self.context.target_speed
+
+
+class MuscleForcePerBodyWeight(Measure):
+    """Summed muscle force in body weights, sum_M F_M / (M g): the effort of Geijtenbeek et al.
+    2013's "no biomechanical constraints" ablation (§7.5.3, E_effort = sum F_M), made dimensionless
+    by the body weight. F_M is the force each muscle applies (ideal muscles: u F_max; Millard: the
+    tendon force), never negative."""
+
+    name, unit = "muscle_force_per_body_weight", "M g"
+
+    def value(self, sample):
+        return float(sample.raw.muscle_force.sum() / (self.context.body_mass * GRAVITY))
 
 
 class VerticalGrfExcess(Measure):
@@ -231,6 +256,7 @@ MEASURES: dict[str, type[Measure]] = {
         FootSlide,
         MetabolicRatePerKg,
         MetabolicCostPerTargetDistance,
+        MuscleForcePerBodyWeight,
         VerticalGrfExcess,
         JointLimitTorque,
     )

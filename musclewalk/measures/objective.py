@@ -10,13 +10,13 @@ rest of t_max (E_speed = 1, the others 0)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 from ..io_checks import read_yaml
 from ..model.template import models_dir
-from .gait import MEASURES, MeasureContext, StepSample
+from .gait import MEASURES, MeasureContext, MuscleForcePerBodyWeight, StepSample
 from .integral import StepIntegral
 
 DEFAULT_OBJECTIVE = "geijtenbeek2013"
@@ -39,10 +39,23 @@ class Objective:
     name: str
     terms: tuple[Term, ...]
     description: str = ""
+    source: str = field(default="objective", compare=False)  # the file it was read from
 
     @property
     def term_names(self) -> tuple[str, ...]:
         return tuple(t.name for t in self.terms)
+
+    def check_muscle_model(self, muscle_model: str, model) -> None:
+        """ObjectiveError naming the file and the term when a term's measure is not defined for the
+        muscles of ``model`` (the metabolic rate of a model with ideal muscles)."""
+        for t in self.terms:
+            needs = MEASURES[t.measure].muscle_models
+            if muscle_model not in needs:
+                raise ObjectiveError(
+                    f"{self.source}: terms.{t.name}.measure: {t.measure} needs {' or '.join(needs)} "
+                    f"muscles, {model} has {muscle_model} muscles (physics.muscles); measure its effort "
+                    f"as {MuscleForcePerBodyWeight.name} (e.g. objective geijtenbeek2013-ideal-muscles)"
+                )
 
     def combine(self, averages: Mapping[str, float]) -> tuple[float, dict]:
         """Weighted, thresholded terms and their sum from time-averaged measures (by term)."""
@@ -115,7 +128,7 @@ class Objective:
                     raise err(f"{key}.{field_name}", f"expected a number >= 0, got {value!r}")
                 values[field_name] = float(value)
             terms.append(Term(str(tname), measure, values["weight"], values["threshold"]))
-        return cls(name, tuple(terms), str(data.get("description", "")))
+        return cls(name, tuple(terms), str(data.get("description", "")), source)
 
 
 class ObjectiveRecorder:

@@ -15,6 +15,8 @@ import numpy as np
 
 from .kinematics import base_pose_transforms, path_length
 from .metadata import (
+    IDEAL_MUSCLES,
+    MILLARD_MUSCLES,
     Body,
     BodyPose,
     Contact,
@@ -37,6 +39,11 @@ HEAD_CHAIN_KINDS = {"spine", "neck", "head_chain"}
 DELAY_BY_ROLE = {"foot": 0.020, "toe": 0.020, "lower": 0.010}
 DEFAULT_DELAY = 0.005
 PROPERTY_BOUNDS = (0.5, 2.0)  # multiples of the initial value
+# the muscle properties each muscle model has (an ideal muscle F = u F_max has no fibre or tendon)
+MODEL_PROPERTY_KINDS = {
+    MILLARD_MUSCLES: ("max_isometric_force", "optimal_fiber_length", "tendon_slack_length"),
+    IDEAL_MUSCLES: ("max_isometric_force",),
+}
 PASSIVE_BOUNDS = (0.0, 4.0)  # multiples of the initial gain
 
 
@@ -125,6 +132,7 @@ def build_meta(spec: CreatureSpec) -> ModelMeta:
     )
     legs = spec.features.get("legs", {})
     leg_length = float(transforms[legs["r"]["upper"]][1][1]) if "r" in legs else spec.root_height
+    ideal = spec.physics.get("muscles") == IDEAL_MUSCLES
     muscles = []
     for m in spec.muscles:
         spans = muscle_spans(spec, m)
@@ -134,7 +142,7 @@ def build_meta(spec: CreatureSpec) -> ModelMeta:
                 unique=m.unique,
                 side=m.side,
                 roles=tuple(muscle_roles(spec, m, spans)),
-                delay=muscle_delay(spec, m),
+                delay=0.0 if ideal else muscle_delay(spec, m),  # the ablation has no delays
                 spans=tuple(spans),
                 function=m.function,
                 property_rule=m.property_rule,
@@ -144,7 +152,7 @@ def build_meta(spec: CreatureSpec) -> ModelMeta:
                 optimal_fiber_length=m.optimal_fiber_length,
                 tendon_slack_length=m.tendon_slack_length,
                 pennation=m.pennation,
-                rigid_tendon=m.rigid_tendon,
+                rigid_tendon=None if ideal else m.rigid_tendon,
                 points=tuple(
                     PathPoint(
                         name=p.name,
@@ -194,12 +202,18 @@ def build_meta(spec: CreatureSpec) -> ModelMeta:
             )
             for c in spec.contacts
         ),
-        physics=Physics.from_dict(spec.physics, f"{where} physics"),
+        physics=Physics.from_dict(_recorded_physics(spec.physics), f"{where} physics"),
         muscles=tuple(muscles),
         routing=routing_entries(spec),
         properties=property_entries(spec, transforms),
         passive=passive_entries(spec),
     )
+
+
+def _recorded_physics(physics: dict) -> dict:
+    """The physics a model's metadata records: the default muscle model goes unsaid (files keep
+    their bytes; a file without ``muscles`` is of Millard muscles)."""
+    return {k: v for k, v in physics.items() if not (k == "muscles" and v == MILLARD_MUSCLES)}
 
 
 def routing_entries(spec: CreatureSpec) -> tuple[RoutingEntry, ...]:
@@ -221,7 +235,10 @@ def routing_entries(spec: CreatureSpec) -> tuple[RoutingEntry, ...]:
 
 def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...]:
     """Free muscle properties per property group: Fmax, l_opt, l_slack ("full" rule) or l_opt
-    only with l_slack derived from the base-pose path length ("lopt_only", paper §6.1)."""
+    only with l_slack derived from the base-pose path length ("lopt_only", paper §6.1). Of these,
+    a model keeps the kinds its muscles have (MODEL_PROPERTY_KINDS): with ideal muscles F_max of
+    the "full" groups only."""
+    has = MODEL_PROPERTY_KINDS[spec.physics.get("muscles", MILLARD_MUSCLES)]
     groups: dict[str, list] = {}
     for m in spec.muscles:
         groups.setdefault(m.property_group, []).append(m)
@@ -234,7 +251,7 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
             if rule == "full"
             else ["optimal_fiber_length"]
         )
-        for kind in kinds:
+        for kind in (k for k in kinds if k in has):
             initial = float(getattr(ms[0], kind))
             hi = hi_f * initial
             if rule == "lopt_only":

@@ -21,6 +21,10 @@ from typing import Any, Mapping, Optional
 
 META_VERSION = 1  # the file's "musclewalk_meta"; another value is refused
 VERSION_KEY = "musclewalk_meta"
+# models/physics.yaml ``muscles``: Millard2012EquilibriumMuscle (the default), or the ideal force
+# generators of the "no biomechanical constraints" ablation (Geijtenbeek et al. 2013 §7.5.3)
+MILLARD_MUSCLES, IDEAL_MUSCLES = "millard", "ideal"
+MUSCLE_MODELS = (MILLARD_MUSCLES, IDEAL_MUSCLES)
 
 
 def _optional():
@@ -221,13 +225,23 @@ class Physics(_Record):
     rigid_tendon_below_slack_ratio: float  # tendon slack / optimal fibre length below which
     # a muscle got a rigid tendon
     integrator: IntegratorPhysics
+    muscles: Optional[str] = _optional()  # a MUSCLE_MODELS value; None (absent): Millard, so
+    # that every model built with the default muscles keeps its file byte for byte
 
     @classmethod
     def from_dict(cls, d, where: str = "physics") -> "Physics":
         kw = _keys(d, cls, where)
         kw["contact"] = ContactPhysics.from_dict(kw["contact"], f"{where}.contact")
         kw["integrator"] = IntegratorPhysics.from_dict(kw["integrator"], f"{where}.integrator")
+        if kw.get("muscles") not in (None, *MUSCLE_MODELS):
+            raise ValueError(
+                f"{where}.muscles: expected one of {', '.join(MUSCLE_MODELS)}, got {kw['muscles']!r}"
+            )
         return cls(**kw)
+
+    @property
+    def muscle_model(self) -> str:
+        return self.muscles or MILLARD_MUSCLES
 
 
 # ------------------------------------------------------------------------------------ muscles
@@ -262,7 +276,10 @@ class PathPoint(_Record):
 
 @dataclass(frozen=True, kw_only=True)
 class Muscle(_Record):
-    """A Millard muscle, in the order of the model's actuators (the controller's order)."""
+    """A muscle, in the order of the model's actuators (the controller's order): a Millard muscle,
+    or with ideal muscles (``ModelMeta.muscle_model``) a PathActuator on the same path whose force
+    is u F_max. An ideal muscle keeps the template's fibre and tendon lengths (the metabolic
+    model's muscle masses, the Millard build) but has neither; its delay is 0."""
 
     name: str
     unique: str  # shared name of mirrored (and chain-repeated) muscles
@@ -278,7 +295,8 @@ class Muscle(_Record):
     optimal_fiber_length: float
     tendon_slack_length: float
     pennation: float  # rad, at optimal fibre length
-    rigid_tendon: Optional[bool] = _optional()  # ignore_tendon_compliance (None: older file)
+    rigid_tendon: Optional[bool] = _optional()  # ignore_tendon_compliance (None: an older
+    # file, or ideal muscles: no tendon)
     points: tuple[PathPoint, ...]  # the path, origin first
 
     @classmethod
@@ -432,3 +450,9 @@ class ModelMeta(_Record):
 
     def muscle(self, name: str) -> Muscle:
         return next(m for m in self.muscles if m.name == name)
+
+    @property
+    def muscle_model(self) -> str:
+        """``millard`` or ``ideal`` (models/physics.yaml ``muscles``); Millard for models built
+        before the key existed."""
+        return self.physics.muscle_model if self.physics is not None else MILLARD_MUSCLES

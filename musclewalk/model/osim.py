@@ -1,8 +1,10 @@
 """Write a :class:`CreatureSpec` as an OpenSim 4.6 model (.osim XML, lxml).
 
 Muscles are Millard2012EquilibriumMuscle with PathPoints and 10 ms activation/deactivation time
-constants (c_a = 100 s^-1, paper eq. 7). A PrescribedController with one Constant per muscle receives
-the excitations computed in Python during simulation.
+constants (c_a = 100 s^-1, paper eq. 7); with ideal muscles (models/physics.yaml ``muscles: ideal``,
+the paper's §7.5.3 ablation) each is a PathActuator on the same path whose force is u F_max
+(optimal_force F_max, controls in [0, 1]). A PrescribedController with one Constant per muscle
+receives the excitations computed in Python during simulation.
 Contact (models/physics.yaml): an ExponentialContactForce at the lowest point of each foot sphere
 (the spheres stay as geometry, for pictures and ramps), or SmoothSphereHalfSpaceForces.
 """
@@ -18,11 +20,14 @@ import numpy as np
 from lxml import etree
 
 from ..constants import GRAVITY
+from .metadata import IDEAL_MUSCLES, MILLARD_MUSCLES
 from .spec import CreatureSpec
 
 ACTIVATION_TIME_CONSTANT = 0.01
 INITIAL_EXCITATION = 0.02
 CONTROLLER_NAME = "excitation_controller"
+# the OpenSim class of a muscle by models/physics.yaml ``muscles``
+MUSCLE_CLASS = {MILLARD_MUSCLES: "Millard2012EquilibriumMuscle", IDEAL_MUSCLES: "PathActuator"}
 GROUND_NAME = "ground_contact"
 # SmoothSphereHalfSpaceForce settings (documented choice; the paper used an ODE spring-damper
 # with k_p = 75 000 N/m, k_d = 2 000 N s/m and mu = 10 at 0.3 ms steps).
@@ -262,8 +267,12 @@ def _controller_set(model, spec: CreatureSpec) -> None:
 def _force_set(model, spec: CreatureSpec) -> None:
     """Muscles, foot contacts, passive springs and joint-limit forces, in this order."""
     forces = _object_set(model, "ForceSet", "forceset")
+    ideal = spec.physics.get("muscles") == IDEAL_MUSCLES
     for m in spec.muscles:
-        _muscle(forces, m)
+        if ideal:
+            _ideal_muscle(forces, m)
+        else:
+            _muscle(forces, m)
     contact = spec.physics.get("contact", {"model": "smooth_sphere"})
     for c in spec.contacts:
         if contact["model"] == "exponential":
@@ -276,11 +285,8 @@ def _force_set(model, spec: CreatureSpec) -> None:
         _limit_force(forces, lim)
 
 
-def _muscle(forces, m) -> None:
-    mel = _sub(forces, "Millard2012EquilibriumMuscle", name=m.name)
-    _sub(mel, "min_control", "0.01")
-    _sub(mel, "max_control", "1")
-    path = _sub(mel, "GeometryPath", name="path")
+def _geometry_path(actuator, m) -> None:
+    path = _sub(actuator, "GeometryPath", name="path")
     pps = _sub(_sub(path, "PathPointSet"), "objects")
     for p in m.points:
         pp = _sub(pps, "PathPoint", name=p.name)
@@ -288,6 +294,23 @@ def _muscle(forces, m) -> None:
         _sub(pp, "location", fmt(p.location))
     app = _sub(path, "Appearance")
     _sub(app, "color", "0.8 0.1 0.1")
+
+
+def _ideal_muscle(forces, m) -> None:
+    """F_M = u F_max (Geijtenbeek et al. 2013 §7.5.3): a PathActuator's actuation is its control
+    times optimal_force, applied along the path."""
+    el = _sub(forces, "PathActuator", name=m.name)
+    _sub(el, "min_control", "0")
+    _sub(el, "max_control", "1")
+    _geometry_path(el, m)
+    _sub(el, "optimal_force", fmt(m.max_isometric_force))
+
+
+def _muscle(forces, m) -> None:
+    mel = _sub(forces, "Millard2012EquilibriumMuscle", name=m.name)
+    _sub(mel, "min_control", "0.01")
+    _sub(mel, "max_control", "1")
+    _geometry_path(mel, m)
     _sub(mel, "max_isometric_force", fmt(m.max_isometric_force))
     _sub(mel, "optimal_fiber_length", fmt(m.optimal_fiber_length))
     _sub(mel, "tendon_slack_length", fmt(m.tendon_slack_length))

@@ -20,6 +20,7 @@ import yaml
 
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, path_length
+from .metadata import MUSCLE_MODELS
 from .spec import (
     AXES,
     BodySpec,
@@ -66,6 +67,7 @@ PHYSICS_SCHEMA = {
         "method": _one_of("semi_explicit_euler2", "runge_kutta_merson", "runge_kutta2", "runge_kutta3"),
         "accuracy": _number_in(1e-8, 0.1),
     },
+    "muscles": _one_of(*MUSCLE_MODELS),
 }
 
 

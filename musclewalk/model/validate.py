@@ -1,6 +1,7 @@
 """Validation of a generated model in OpenSim 4.6: it loads and initializes, its structure
-matches the template's documented counts, muscles equilibrate with sane normalized fibre
-lengths in the base pose, and each muscle's moment arms have the signs its function says."""
+matches the template's documented counts, muscles are of the model's muscle class and (Millard)
+equilibrate with sane normalized fibre lengths in the base pose, and each muscle's moment arms
+have the signs its function says."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..opensim_env import import_opensim
-from .metadata import ModelMeta, Muscle
+from .metadata import IDEAL_MUSCLES, ModelMeta, Muscle
+from .osim import MUSCLE_CLASS
 
 FIBER_LENGTH_BAND = (0.5, 1.5)  # normalized fibre length in the base pose
 MIN_MOMENT_ARM = 1e-3  # m; smaller counts as "no moment arm"
@@ -61,32 +63,39 @@ def validate_model(osim_path, meta: ModelMeta) -> ValidationReport:
     rep.bodies = model.getBodySet().getSize()
     cs = model.getCoordinateSet()
     rep.dofs = cs.getSize()
-    rep.muscles = model.getMuscles().getSize()
     rep.mass = model.getTotalMass(state)
+    ideal = meta.muscle_model == IDEAL_MUSCLES
+    muscle_class = MUSCLE_CLASS[meta.muscle_model]
+    forces = model.getForceSet()
+    classes = {forces.get(i).getName(): forces.get(i).getConcreteClassName() for i in range(forces.getSize())}
+    rep.muscles = sum(c == muscle_class for c in classes.values())
     expected = meta.expected
     for what, got, extra in (("bodies", rep.bodies, 1), ("dofs", rep.dofs, 6), ("muscles", rep.muscles, 0)):
         if what in expected and got != expected[what] + extra:
             rep.problems.append(f"{what}: expected {expected[what] + extra}, model has {got}")
-    forces = model.getForceSet()
-    for i in range(forces.getSize()):
-        f = forces.get(i)
-        if f.getConcreteClassName().endswith("Muscle"):
-            if f.getConcreteClassName() != "Millard2012EquilibriumMuscle":
-                rep.problems.append(f"{f.getName()}: not a Millard2012EquilibriumMuscle")
-    for i in range(model.getMuscles().getSize()):
-        mus = model.getMuscles().get(i)
-        mus.setActivation(state, 0.02)
-    model.equilibrateMuscles(state)
+    for name, cls in classes.items():
+        if (cls.endswith("Muscle") or cls in MUSCLE_CLASS.values()) and cls != muscle_class:
+            rep.problems.append(f"{name}: not a {muscle_class} (muscles: {meta.muscle_model})")
+    if ideal:
+        # F = u F_max: no fibre to equilibrate; the path's moment arms are the same
+        handles = {m.name: osim.PathActuator.safeDownCast(forces.get(m.name)) for m in meta.muscles}
+    else:
+        for i in range(model.getMuscles().getSize()):
+            mus = model.getMuscles().get(i)
+            mus.setActivation(state, 0.02)
+        model.equilibrateMuscles(state)
+        handles = {m.name: model.getMuscles().get(m.name) for m in meta.muscles}
     lo, hi = FIBER_LENGTH_BAND
     coordinates = {cs.get(i).getName() for i in range(cs.getSize())}
     for m in meta.muscles:
-        mus = model.getMuscles().get(m.name)
-        nfl = mus.getNormalizedFiberLength(state)
-        rep.fiber_lengths[m.name] = nfl
-        if not lo <= nfl <= hi:
-            rep.problems.append(
-                f"{m.name}: normalized fibre length {nfl:.3f} in the base pose is outside [{lo}, {hi}]"
-            )
+        mus = handles[m.name]
+        if not ideal:
+            nfl = mus.getNormalizedFiberLength(state)
+            rep.fiber_lengths[m.name] = nfl
+            if not lo <= nfl <= hi:
+                rep.problems.append(
+                    f"{m.name}: normalized fibre length {nfl:.3f} in the base pose is outside [{lo}, {hi}]"
+                )
         for generic, sign in m.function.items():
             cname = coordinate_for(generic, m, coordinates)
             if cname is None:

@@ -9,6 +9,8 @@ other byte of the XML is left as it was.
 
 Tendon slack lengths of muscles with the ``lopt_only`` property rule are derived after every
 write: l_slack = base-pose path length (current routing) - l_opt cos(pennation) (paper §6.1).
+A model with ideal muscles (PathActuators, F = u F_max) has F_max (``optimal_force``) as its only
+muscle property and no tendon to derive.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from typing import Mapping
 import numpy as np
 from lxml import etree
 
-from .metadata import ModelMeta
-from .osim import fmt, write_atomic, xml_bytes
+from .metadata import IDEAL_MUSCLES, MILLARD_MUSCLES, ModelMeta
+from .osim import MUSCLE_CLASS, fmt, write_atomic, xml_bytes
 
 KINDS = ("routing", "properties", "passive")
-_MUSCLE_XPATH = "//ForceSet/objects/Millard2012EquilibriumMuscle"
+# the XML element of each muscle property kind, per muscle model (models/physics.yaml ``muscles``)
+PROPERTY_TAGS = {
+    MILLARD_MUSCLES: {k: k for k in ("max_isometric_force", "optimal_fiber_length", "tendon_slack_length")},
+    IDEAL_MUSCLES: {"max_isometric_force": "optimal_force"},
+}
 
 
 def parse_osim(path) -> etree._ElementTree:
@@ -47,7 +53,18 @@ class ModelVectors:
         }
         self.base_pose = {b: (np.array(v.R).reshape(3, 3), np.array(v.p)) for b, v in meta.base_pose.items()}
         self._pennation = {m.name: m.pennation for m in meta.muscles}
-        self._lopt_only = [m.name for m in meta.muscles if m.property_rule == "lopt_only"]
+        self._ideal = meta.muscle_model == IDEAL_MUSCLES
+        self._muscle_xpath = f"//ForceSet/objects/{MUSCLE_CLASS[meta.muscle_model]}"
+        self._tags = PROPERTY_TAGS[meta.muscle_model]
+        for e in meta.properties:
+            if e.kind not in self._tags:
+                raise ValueError(
+                    f"{meta.source}: properties.{e.name}: {meta.muscle_model} muscles have no {e.kind} "
+                    f"(their properties: {', '.join(self._tags)})"
+                )
+        self._lopt_only = (
+            [] if self._ideal else [m.name for m in meta.muscles if m.property_rule == "lopt_only"]
+        )
 
     def names(self, kind: str) -> list[str]:
         return [e.name for e in self.entries[kind]]
@@ -56,9 +73,8 @@ class ModelVectors:
         return {kind: len(self.entries[kind]) for kind in KINDS}
 
     # ------------------------------------------------------------------ element lookup
-    @staticmethod
-    def _index(tree):
-        muscles = {m.get("name"): m for m in tree.xpath(_MUSCLE_XPATH)}
+    def _index(self, tree):
+        muscles = {m.get("name"): m for m in tree.xpath(self._muscle_xpath)}
         points = {}
         for name, m in muscles.items():
             for pp in m.iter("PathPoint"):
@@ -79,7 +95,7 @@ class ModelVectors:
             else:
                 el = (muscles if kind == "properties" else springs)[e.targets[0]]
                 tag = (
-                    e.kind
+                    self._tags[e.kind]
                     if kind == "properties"
                     else {"stiffness": "stiffness", "damping": "viscosity"}[e.kind]
                 )
@@ -116,7 +132,7 @@ class ModelVectors:
                     value = e.lo + u * (e.hi - e.lo)
                     for target in e.targets:
                         if kind == "properties":
-                            muscles[target].find(e.kind).text = fmt(value)
+                            muscles[target].find(self._tags[e.kind]).text = fmt(value)
                         else:
                             tag = "stiffness" if e.kind == "stiffness" else "viscosity"
                             springs[target].find(tag).text = fmt(value)
@@ -156,11 +172,19 @@ class ModelVectors:
 
         def updated(m):
             el = muscles[m.name]
+            # an ideal muscle keeps the template's fibre and tendon lengths (it has neither)
+            lengths = (
+                {}
+                if self._ideal
+                else {
+                    "optimal_fiber_length": float(el.find("optimal_fiber_length").text),
+                    "tendon_slack_length": float(el.find("tendon_slack_length").text),
+                }
+            )
             return replace(
                 m,
-                max_isometric_force=float(el.find("max_isometric_force").text),
-                optimal_fiber_length=float(el.find("optimal_fiber_length").text),
-                tendon_slack_length=float(el.find("tendon_slack_length").text),
+                max_isometric_force=float(el.find(self._tags["max_isometric_force"]).text),
+                **lengths,
                 points=tuple(
                     replace(p, location=tuple(_vec(points[(m.name, p.name)].find("location").text)))
                     for p in m.points

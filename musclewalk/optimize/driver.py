@@ -439,6 +439,10 @@ class Optimization:
         self.objective = self._objective(s)
         self.scenario_task = self._task(s)
         self.meta = load_meta(s.model)
+        try:  # e.g. a metabolic effort term for a model with ideal muscles
+            self.objective.check_muscle_model(self.meta.muscle_model, s.model)
+        except ObjectiveError as exc:
+            raise OptimizationError(str(exc)) from None
         self.control_model = control_model_from_meta(self.meta, CONTROL_INTERVAL)
         try:
             self.space = ParameterSpace(self.meta, self.control_model, s.parameters)

@@ -60,7 +60,7 @@ def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
                 "name": m.name,
                 "side": m.side,
                 "fmax": m.max_isometric_force,
-                "delay": m.delay,
+                "delay": m.delay,  # 0 with ideal muscles (written so by model.meta.build_meta)
                 "unique": m.unique,
                 "roles": m.roles,
             }

@@ -8,6 +8,10 @@ at 1e-3 for models without); storage and analyses off; logging quiet. Foot conta
 ExponentialContactForce per contact sphere (forces read after realizeDynamics) or, in models
 built before the physics settings, a SmoothSphereHalfSpaceForce.
 
+Muscles are Millard muscles, or with ideal muscles (the metadata's ``physics.muscles``; Geijtenbeek
+et al. 2013 §7.5.3) PathActuators whose force is u F_max: no activation or fibre state, and their
+forces one bulk read of the model's controls times F_max (PathActuator::computeActuation).
+
 A minimum integrator step (1e-6 s) turns a state the error control cannot resolve into an
 integrator failure (a terminated run) instead of an integrate call that shrinks its steps without
 end: a Human whose 4 cm hip-flexor fibres stalled (Millard fiber-velocity Newton solve) took
@@ -22,7 +26,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..model.metadata import ModelMeta
+from ..model.metadata import IDEAL_MUSCLES, ModelMeta
 from ..model.osim import (
     CONTACT,
     CONTROLLER_NAME,
@@ -61,12 +65,14 @@ class RawSensors:
     com_pos: np.ndarray
     com_vel: np.ndarray
     contact_force: np.ndarray  # (nc, 3) ground reaction on each contact sphere
-    muscle_force: np.ndarray  # (nm,) tendon forces
+    muscle_force: np.ndarray  # (nm,) tendon forces (ideal muscles: u F_max)
 
 
 @dataclass
 class MuscleState:
-    """Per muscle (nm,) at one instant."""
+    """Per muscle (nm,) at one instant. Ideal muscles (F = u F_max) have no activation dynamics and
+    no fibre: activation is the excitation u applied, fibre length and velocity are NaN, and the
+    fibre force, all of it active, is u F_max."""
 
     activation: np.ndarray
     norm_fiber_length: np.ndarray  # fibre length / optimal fibre length
@@ -174,15 +180,36 @@ class OpenSimEngine:
         self.model.addForce(push)
 
     def _find_bodies_and_muscles(self) -> None:
-        body_set, muscle_set = self.model.getBodySet(), self.model.getMuscles()
+        body_set = self.model.getBodySet()
         names = [b.name for b in self.meta.bodies]
         self.bodies = [body_set.get(n) for n in names]
         self.body_index = {n: i for i, n in enumerate(names)}
         mnames = [m.name for m in self.meta.muscles]
+        self.ideal_muscles = self.meta.muscle_model == IDEAL_MUSCLES
+        if self.ideal_muscles:
+            self.muscles = self._find_ideal_muscles(mnames)
+            return
+        muscle_set = self.model.getMuscles()
         missing = [n for n in mnames if not muscle_set.contains(n)]
         if missing:
             raise EngineError(f"{self.path}: muscles {missing} of the metadata are not in the model")
         self.muscles = [muscle_set.get(n) for n in mnames]
+
+    def _find_ideal_muscles(self, names: list[str]) -> list:
+        """The PathActuators of the metadata's muscles, and for the bulk force read their indices
+        in the model's control vector (one control per actuator, in actuator order) and F_max."""
+        osim, actuators = self.osim, self.model.getActuators()
+        order = {actuators.get(i).getName(): i for i in range(actuators.getSize())}
+        found = {n: osim.PathActuator.safeDownCast(actuators.get(n)) if n in order else None for n in names}
+        missing = [n for n, a in found.items() if a is None or a.getConcreteClassName() != "PathActuator"]
+        if missing:
+            raise EngineError(
+                f"{self.path}: physics.muscles: ideal muscles (PathActuator) {missing} of the metadata "
+                "are not in the model"
+            )
+        self._control_index = np.array([order[n] for n in names], dtype=np.intp)
+        self._max_force = np.array([found[n].getOptimalForce() for n in names])
+        return [found[n] for n in names]
 
     def _find_controls(self) -> None:
         """The Constant per muscle of the PrescribedController and the push's three."""
@@ -390,12 +417,17 @@ class OpenSimEngine:
             for k, row in enumerate(self.terrain_forces):
                 for i, f in enumerate(row):
                     f.setAppliesForce(s, bool(i == self.active_segment[k]))
+        if excitations is None and self.ideal_muscles:
+            # the force sensed at the start is u F_max: the initial excitation, as a Millard
+            # muscle starts at that activation, not the controls a previous run left
+            excitations = np.full(len(self.muscles), INITIAL_EXCITATION)
         if excitations is not None:
             self.set_excitations(excitations)
         self.set_push(np.zeros(3))
-        for m in self.muscles:
-            m.setActivation(s, INITIAL_EXCITATION)
-        self.model.equilibrateMuscles(s)
+        if not self.ideal_muscles:
+            for m in self.muscles:
+                m.setActivation(s, INITIAL_EXCITATION)
+            self.model.equilibrateMuscles(s)
         self.model.realizeVelocity(s)
         self.state = s
         self._initialized = False
@@ -449,7 +481,7 @@ class OpenSimEngine:
                     for k, i in enumerate(self.active_segment)
                 ]
             )
-        forces = np.array([m.getTendonForce(s) for m in self.muscles])
+        forces = self._muscle_forces(s)
         return RawSensors(
             t=s.getTime(),
             body_pos=pos,
@@ -462,9 +494,24 @@ class OpenSimEngine:
             muscle_force=forces,
         )
 
+    def _muscle_forces(self, s) -> np.ndarray:
+        """Tendon force per muscle (N); ideal muscles: u F_max with the controls held now."""
+        if self.ideal_muscles:
+            return self._controls(s) * self._max_force
+        return np.array([m.getTendonForce(s) for m in self.muscles])
+
+    def _controls(self, s) -> np.ndarray:
+        """The muscles' controls u in state ``s`` (one bulk read of the model's controls)."""
+        return self.model.getControls(s).to_numpy()[self._control_index]
+
     def muscle_states(self) -> "MuscleState":
         """The muscles' state for the metabolic model and the recorder."""
         s = self.state
+        if self.ideal_muscles:
+            u = self._controls(s)
+            force = u * self._max_force
+            nan = np.full(len(self.muscles), np.nan)
+            return MuscleState(u, nan, nan.copy(), force, force.copy())
         out = np.empty((5, len(self.muscles)))
         for i, m in enumerate(self.muscles):
             out[0, i] = m.getActivation(s)

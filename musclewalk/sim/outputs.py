@@ -7,7 +7,9 @@ when complete: an earlier run's folder stays intact until then, and none of its 
 written into it later, e.g. an analysis) remain next to the new ones.
 
 muscles.csv columns per muscle: excitation, activation, force (tendon, N), norm_fiber_length,
-fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N).
+fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force (N). With ideal
+muscles (F = u F_max, models/physics.yaml ``muscles``) activation is the excitation applied, force,
+fiber_force and active_fiber_force are u F_max, and the fibre length and velocity are empty (NaN).
 joint_limits.csv: the generalized force of each joint limit (CoordinateLimitForce, the model's
 ligaments; N m, 0 inside the limits) by its name in the model."""
 

@@ -10,7 +10,7 @@ import pytest
 
 from musclewalk.control.sensors import Sensors
 from musclewalk.measures.metabolics import metabolic_rate, muscle_masses
-from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.measures.objective import Objective, ObjectiveError, ObjectiveRecorder
 from musclewalk.model.metadata import BodyPose
 from musclewalk.sim.engine import MuscleState
 from musclewalk.sim.scenario import Scenario
@@ -65,9 +65,10 @@ RATE = 1.51 * BODY_MASS + 179.0 * M_MUSCLES.sum()  # W
 EFFORT = RATE / BODY_MASS  # W/kg, about 4.924
 
 
-def fake_sim():
+def fake_sim(muscle_model="millard"):
     meta = SimpleNamespace(  # the fields of a ModelMeta that the measures read
         total_mass=BODY_MASS,
+        muscle_model=muscle_model,
         leg_length=1.0,
         base_pose={
             "trunk": BodyPose(R=tuple(BASE_R.ravel().tolist()), p=(0.0, 1.0, 0.0)),
@@ -395,3 +396,43 @@ def test_joint_limit_torque_on_a_real_simulation(humanlegs_osim):
     expected = sum(np.abs(t).sum() for t in counted) * 0.005 / scale / 0.2
     assert expected > 0  # the straight knees start at their limit
     assert avg["limits"] == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+IDEAL = Objective.load("geijtenbeek2013-ideal-muscles")
+
+
+def test_summed_muscle_force_in_body_weights_by_hand():
+    """The ablation's effort (§7.5.3, sum F_M) over M g, averaged over t_max like every measure."""
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    rec = ObjectiveRecorder(fake_sim("ideal"), scenario, IDEAL)
+    for k in range(N + 1):
+        sensors, raw = step(k)
+        raw.muscle_force = np.array([30.0, 70.0]) * (k + 1)  # 100 (k + 1) N in all
+        rec(sensors, EXCITATION, FakeEngine(), raw)
+    avg = rec.finish(T_MAX, terminated=False)
+    # samples k = 0..9 count: mean of 100 ... 1000 N = 550 N
+    assert avg["effort"] == pytest.approx(550.0 / (BODY_MASS * 9.80665), rel=1e-12)
+    assert rec.objective.combine(avg)[1]["effort"] == pytest.approx(0.12 * 550.0 / (BODY_MASS * 9.80665))
+    assert [t.measure for t in IDEAL.terms if t.name != "effort"] == [
+        t.measure for t in PAPER.terms if t.name != "effort"
+    ]
+
+
+@pytest.mark.parametrize("name, term", [("geijtenbeek2013", "effort"), ("humanlike", "cot")])
+def test_metabolic_measures_refuse_ideal_muscles(name, term):
+    """A model with ideal muscles has no fibre states for the metabolic rate: the objective names
+    its file and term (before an optimization starts), and the measure refuses to be built."""
+    objective = Objective.load(name)
+    with pytest.raises(ObjectiveError) as exc:
+        objective.check_muscle_model("ideal", "ideal.osim")
+    message = str(exc.value)
+    assert message.startswith(f"{objective.source}: terms.{term}.measure: ") and objective.source.endswith(
+        f"models/objectives/{name}.yaml"
+    )
+    assert "needs millard muscles, ideal.osim has ideal muscles" in message and "\n" not in message
+    scenario = Scenario(speed=TARGET, duration=T_MAX, control_interval=DT)
+    with pytest.raises(ValueError, match="needs millard muscles, the model has ideal muscles"):
+        ObjectiveRecorder(fake_sim("ideal"), scenario, objective)
+    objective.check_muscle_model("millard", "human.osim")
+    IDEAL.check_muscle_model("ideal", "ideal.osim")
+    IDEAL.check_muscle_model("millard", "human.osim")  # the sum of tendon forces

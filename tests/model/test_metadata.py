@@ -36,6 +36,7 @@ def _data():
         (lambda d: d["muscles"][2].pop("delay"), "muscles[2].delay: missing"),
         (lambda d: d["features"]["legs"]["l"].pop("toe"), "features.legs.l.toe: missing"),
         (lambda d: d.update(bodies={}), "bodies: expected a list"),
+        (lambda d: d["physics"].update(muscles="hill"), "physics.muscles: expected one of millard, ideal"),
     ],
 )
 def test_bad_metadata_is_one_error_naming_file_and_key(tmp_path, change, message):

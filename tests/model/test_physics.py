@@ -76,6 +76,7 @@ def test_a_creature_overrides_physics(models_copy, tmp_path):
         ({"integrator": {"accuracy": "fast"}}, "physics.integrator.accuracy", "expected a number"),
         ({"gravity": 3}, "physics.gravity", "unknown key"),
         ({"contact": {"stiffnes": 3}}, "physics.contact.stiffnes", "unknown key"),
+        ({"muscles": "hill"}, "physics.muscles", "expected one of millard, ideal, got 'hill'"),
     ],
 )
 def test_bad_physics_is_one_line_naming_file_and_key(models_copy, tmp_path, capsys, physics, key, message):
