@@ -26,6 +26,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
       - name: stiff_spine              # its folder: DIR/stages/<name> (the last stage: DIR)
         scale_passive: {spine_flexion: 1.5}   # passive gain bounds x factor in the stage's model
         duration: 6
+        speed: 1.6                     # optional: the stage's target speed (a target-speed
+                                       # continuation; the last stage runs at the file's speed)
         stop_when_walking: true        # move on once a candidate ran the full t_max
     parameters:                        # optional: the search space of every stage
       knee.theta: {lower: 0.0}         # narrowed bounds (lower and/or upper, absolute values
@@ -61,6 +63,7 @@ from .space import OverrideError, ParameterSpace, parse_overrides
 from .task import DEFAULT_TASK, Task, TaskError
 
 STAGE_KEYS = {
+    "speed": float,
     "duration": float,
     "generations": int,
     "seed": int,
@@ -106,6 +109,7 @@ def is_experiment_file(path) -> bool:
 @dataclass(frozen=True)
 class Stage:
     name: str
+    speed: float | None = None  # target speed of the stage (None: the experiment's)
     duration: float = 10.0
     generations: int = 100
     seed: int = 1
@@ -156,17 +160,28 @@ class Experiment:
             raise err("creature", "expected a creature preset name")
         task_name, task = cls._task(data, path, err)
         defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
+        if "speed" in defaults:
+            raise err(
+                "defaults.speed", "the experiment's speed is its top-level speed (a stage may set its own)"
+            )
         defaults.setdefault("duration", task.duration)
         other = data.get("init_from_other_creature", False)
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
+        speed = cls._speed(data, task, err)
+        stages = cls._stages(data.get("stages"), defaults, path, err)
+        if stages[-1].speed not in (None, speed):
+            raise err(
+                f"stages[{len(stages) - 1}].speed",
+                f"the last stage runs at the experiment's speed ({speed:g} m/s), not {stages[-1].speed:g}",
+            )
         return cls(
             name=path.stem,
             path=path.resolve(),
             creature=creature,
-            speed=cls._speed(data, task, err),
+            speed=speed,
             objective=cls._relative_file(data.get("objective", task.objective), path, "objective", err),
-            stages=cls._stages(data.get("stages"), defaults, path, err),
+            stages=stages,
             warm_start=cls._warm_start(data.get("warm_start"), path, err),
             init_from_other_creature=other,
             description=str(data.get("description", "")),

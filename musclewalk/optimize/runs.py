@@ -181,15 +181,15 @@ def stage_settings(
     options: Mapping[str, object] | None = None,
     command: str = "",
 ) -> Settings:
-    """The Settings of stage ``index`` of ``exp`` as a new run: the file's speed, objective and
-    task (Experiment.load filled in the task's where the file gives none), the stage's own values,
-    ``init`` as its warm start, its parameter overrides (every stage has the same), and the
-    ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
+    """The Settings of stage ``index`` of ``exp`` as a new run: the stage's speed or the file's,
+    the file's objective and task (Experiment.load filled in the task's where the file gives
+    none), the stage's own values, ``init`` as its warm start, its parameter overrides (every
+    stage has the same), and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
     options = _experiment_options(exp, options)
     stage = exp.stages[index]
     return Settings(
         model="",
-        speed=exp.speed,
+        speed=exp.speed if stage.speed is None else stage.speed,
         duration=stage.duration,
         generations=stage.generations,
         seed=stage.seed,

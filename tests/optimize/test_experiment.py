@@ -82,6 +82,8 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
         ({"defaults": {"seed": 0}}, "defaults.seed"),
         ({"warm_start": "missing.json"}, "warm_start"),
         ({"tempo": 1}, "tempo"),
+        ({"defaults": {"speed": 1.0}}, "defaults.speed"),
+        ({"stages": [{"name": "a", "speed": 1.0}, {"name": "b", "speed": 1.1}]}, "stages[1].speed"),
     ],
 )
 def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key):
@@ -125,3 +127,11 @@ def test_the_human_chain_re_runs_from_its_experiment_file(tmp_path):
         meta = load_meta(folder / "model" / "Human.meta.json")
         assert meta.passive_scale == stage.get("scale_passive")
         previous = folder / "best.json"
+
+
+def test_a_target_speed_continuation_runs_each_stage_at_its_speed(tmp_path):
+    from musclewalk.optimize.runs import stage_settings
+
+    path = tiny(tmp_path, stages=[{"name": "slower", "speed": 1.0}, {"name": "target"}])
+    exp = Experiment.load(path)
+    assert [stage_settings(exp, i).speed for i in (0, 1)] == [1.0, exp.speed]
