@@ -29,3 +29,58 @@ def test_spine_stiffness_sweep_writes_its_table(tmp_path):
     lines = out.read_text().splitlines()
     assert lines[0].startswith("| spine flexion/bending springs") and len(lines) == 4
     assert lines[2].startswith("| 60 |") and lines[3].startswith("| 420 |")
+
+
+def _human_like_comparison() -> dict:
+    """A comparison as `musclewalk compare` writes it, with a human-like knee and ankle."""
+    import numpy as np
+
+    pct = np.linspace(0, 100, 51)
+    knee = 5 + 12 * np.exp(-(((pct - 14) / 7) ** 2)) + 55 * np.exp(-(((pct - 73) / 12) ** 2))
+    ankle = 12 * np.sin(np.pi * np.clip(pct - 5, 0, 45) / 45) - 20 * np.exp(-(((pct - 62) / 5) ** 2))
+    joint = {"r": 0.9, "rmse_offset_removed_deg": 5.0}
+    variables = {
+        f"{s}.{j}": joint for s in "rl" for j in ("hip_flexion", "knee_flexion", "ankle_dorsiflexion")
+    }
+    curves = {f"{s}.knee_flexion": {"mean": knee.tolist()} for s in "rl"}
+    curves.update({f"{s}.ankle_dorsiflexion": {"mean": ankle.tolist()} for s in "rl"})
+    vgrf = {s: {"peak1_bw": 1.1, "peak2_bw": 1.12} for s in "rl"}
+    st = {"cadence_steps_per_min": 118, "stance_percent": 61}
+    return {
+        "variables": variables,
+        "curves": curves,
+        "vgrf": vgrf,
+        "spatiotemporal": st,
+        "spatiotemporal_reference": st,
+        "gps_deg": 5.0,
+    }
+
+
+def test_human_targets_judge_each_figure():
+    sys.path.insert(0, str(REPO / "analysis"))
+    from human_targets import table, target_rows
+
+    comparison = _human_like_comparison()
+    analysis = {
+        "cost_of_transport_J_per_kg_m": 4.0,
+        "mean_forward_speed": 1.28,
+        "target_speed": 1.3,
+        "terminated": False,
+        "simulated_time": 10.0,
+    }
+    assert all(met for *_, met in target_rows(analysis, comparison))
+    assert table("x", analysis, comparison).startswith("x: 16 of 16 targets met")
+    # a knee locked straight in stance and a plantarflexing stance ankle (the committed Human's)
+    for s in "rl":
+        comparison["curves"][f"{s}.knee_flexion"]["mean"] = [-2.0] * 20 + [40.0] * 31
+        comparison["curves"][f"{s}.ankle_dorsiflexion"]["mean"] = [-10.0 - k for k in range(51)]
+    failed = [
+        m
+        for m, *_, met in target_rows({**analysis, "cost_of_transport_J_per_kg_m": 17.5}, comparison)
+        if not met
+    ]
+    assert failed == [
+        "loading-response knee flexion (max 0-20 %), °",
+        "ankle: peak dorsiflexion in mid-stance (10-50 %), °",
+        "gross metabolic cost of transport, J/(kg m)",
+    ]

@@ -4,6 +4,7 @@ rule docs:
     input:
         "docs/tables/committed_comparison.md",
         "docs/tables/spine_stiffness_sweep.md",
+        "docs/tables/human_targets.md",
 
 
 rule committed_comparison:
@@ -30,3 +31,22 @@ rule spine_stiffness_sweep:
         CONDA_ENV
     shell:
         "python3.11 analysis/spine_stiffness_sweep.py --params {input} --out {output} > {log} 2>&1"
+
+
+# issue 14's targets on the committed paper-objective Human (and a human-objective one once
+# committed as models/optimized/Human-walk-1.3-human)
+rule human_targets:
+    input:
+        runs=lambda wc: [
+            str(p.parent)
+            for p in map(Path, ("models/optimized/Human-walk-1.3/best.json", "models/optimized/Human-walk-1.3-human/best.json"))
+            if p.exists()
+        ],
+    output:
+        "docs/tables/human_targets.md",
+    log:
+        "results/logs/human_targets.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python3.11 analysis/human_targets.py {input.runs} --out {output} > {log} 2>&1"

@@ -1,0 +1,202 @@
+"""Issue 14's targets for a human-like Human, measured on a run re-simulated from its committed
+files: one Markdown table per run of each target, its value (right / left), the target, the human
+value and whether it is met.
+
+For each run folder (best.json + optimized.osim): `musclewalk simulate` 10 s at the run's speed,
+`musclewalk analyze` (cost of transport) and `musclewalk compare` (cycles after 2 s against the
+gaitutils normative data: joint angles, vertical GRF, spatiotemporal parameters).
+
+    python3.11 analysis/human_targets.py RUN_DIR [RUN_DIR ...] [--work DIR] [--out FILE.md]
+
+Loading-response knee flexion is the largest mean knee flexion in 0-20 % of the cycle; the ankle
+"dorsiflexes in mid-stance" when its largest mean dorsiflexion in 10-50 % exceeds both 0 deg and its
+value at foot strike, and "plantarflexes at push-off" when its smallest mean value in 50-70 % is
+below 0 deg.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from committed_comparison import musclewalk  # noqa: E402
+
+SIDES = ("r", "l")
+
+
+def _window(curve: list, start: float, end: float) -> np.ndarray:
+    """Samples of a 0-100 % cycle curve from start to end %."""
+    y = np.asarray(curve, float)
+    pct = np.linspace(0.0, 100.0, len(y))
+    return y[(pct >= start) & (pct <= end)]
+
+
+def _fmt(values, spec) -> str:
+    return " / ".join(format(v, spec) for v in values)
+
+
+def target_rows(analysis: dict, comparison: dict) -> list[tuple[str, str, str, str, bool]]:
+    """(measure, value r / l, target, human, met) per issue-14 target."""
+    v, curves = comparison["variables"], comparison["curves"]
+    st, ref = comparison["spatiotemporal"], comparison["spatiotemporal_reference"]
+    rows = []
+    for joint in ("hip_flexion", "knee_flexion", "ankle_dorsiflexion"):
+        r = [v[f"{s}.{joint}"]["r"] for s in SIDES]
+        rmse = [v[f"{s}.{joint}"]["rmse_offset_removed_deg"] for s in SIDES]
+        label = joint.replace("_", " ")
+        rows.append((f"{label}: r with the normative mean", _fmt(r, ".2f"), "≥ 0.85", "", min(r) >= 0.85))
+        rows.append((f"{label}: RMSE, offset removed, °", _fmt(rmse, ".1f"), "≤ 8", "", max(rmse) <= 8.0))
+    knee = [float(_window(curves[f"{s}.knee_flexion"]["mean"], 0, 20).max()) for s in SIDES]
+    rows.append(
+        (
+            "loading-response knee flexion (max 0-20 %), °",
+            _fmt(knee, ".1f"),
+            "≥ 10",
+            "≈ 15-20",
+            min(knee) >= 10,
+        )
+    )
+    dorsi, plantar, met_dorsi = [], [], True
+    for s in SIDES:
+        ankle = curves[f"{s}.ankle_dorsiflexion"]["mean"]
+        peak = float(_window(ankle, 10, 50).max())
+        dorsi.append(peak)
+        met_dorsi &= peak > 0.0 and peak > ankle[0]
+        plantar.append(float(_window(ankle, 50, 70).min()))
+    rows.append(
+        (
+            "ankle: peak dorsiflexion in mid-stance (10-50 %), °",
+            _fmt(dorsi, ".1f"),
+            "> 0 and above foot strike",
+            "≈ +10-15",
+            met_dorsi,
+        )
+    )
+    rows.append(
+        (
+            "ankle: peak plantarflexion at push-off (50-70 %), °",
+            _fmt(plantar, ".1f"),
+            "< 0",
+            "≈ −15-20",
+            max(plantar) < 0,
+        )
+    )
+    cadence, stance = st["cadence_steps_per_min"], st["stance_percent"]
+    rows.append(
+        (
+            "cadence, steps/min",
+            f"{cadence:.0f}",
+            "100-130",
+            f"{ref['cadence_steps_per_min']:.0f}",
+            100 <= cadence <= 130,
+        )
+    )
+    rows.append(
+        (
+            "stance, % of the cycle",
+            f"{stance:.0f}",
+            "58-64",
+            f"{ref['stance_percent']:.0f}",
+            58 <= stance <= 64,
+        )
+    )
+    grf = [comparison["vgrf"][s] for s in SIDES]
+    first = [g["peak1_bw"] for g in grf]
+    second = [g["peak2_bw"] for g in grf]
+    rows.append(
+        (
+            "vertical GRF first peak, BW",
+            _fmt(first, ".2f"),
+            "0.95-1.3",
+            "≈ 1.1",
+            all(0.95 <= p <= 1.3 for p in first),
+        )
+    )
+    rows.append(
+        (
+            "vertical GRF second peak, BW",
+            _fmt(second, ".2f"),
+            "0.95-1.3",
+            "≈ 1.15",
+            all(0.95 <= p <= 1.3 for p in second),
+        )
+    )
+    cot = analysis["cost_of_transport_J_per_kg_m"]
+    rows.append(("gross metabolic cost of transport, J/(kg m)", f"{cot:.1f}", "≤ 4.5", "≈ 3.3", cot <= 4.5))
+    speed, target = analysis["mean_forward_speed"], analysis["target_speed"]
+    walks = not analysis["terminated"] and analysis["simulated_time"] >= 10.0 - 1e-6
+    rows.append(("walks 10 s, no termination rule", f"{analysis['simulated_time']:.2f} s", "10 s", "", walks))
+    rows.append(
+        ("mean speed, m/s", f"{speed:.2f}", f"{target:g} ± 10 %", "", abs(speed - target) <= 0.1 * target)
+    )
+    return rows
+
+
+def table(name: str, analysis: dict, comparison: dict) -> str:
+    rows = target_rows(analysis, comparison)
+    met = sum(r[4] for r in rows)
+    lines = [
+        f"{name}: {met} of {len(rows)} targets met (GPS {comparison['gps_deg']:.1f}°)",
+        "",
+        "| target | value (right / left) | target | human | met |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {m} | {value} | {goal} | {human} | {'yes' if ok else 'no'} |"
+        for m, value, goal, human, ok in rows
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def measure(run: Path, work: Path) -> tuple[dict, dict]:
+    """Re-simulate ``run`` 10 s from its committed files; (analyze summary, comparison)."""
+    best = json.loads((run / "best.json").read_text())
+    sim, cmp_dir, summary = work / f"{run.name}-sim", work / f"{run.name}-compare", work / f"{run.name}.json"
+    speed = best["speed"]
+    musclewalk(
+        "simulate",
+        run / "optimized.osim",
+        "--params",
+        run / "best.json",
+        "--speed",
+        speed,
+        "--duration",
+        10,
+        "--out",
+        sim,
+    )
+    musclewalk("analyze", sim, "-o", summary)
+    musclewalk("compare", sim, "-o", cmp_dir)
+    return json.loads(summary.read_text()), json.loads((cmp_dir / "comparison.json").read_text())
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", type=Path, nargs="+", help="run folders (best.json + optimized.osim)")
+    ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
+    ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
+    args = ap.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="musclewalk-targets-"))
+    work.mkdir(parents=True, exist_ok=True)
+    tables = []
+    for run in args.runs:
+        analysis, comparison = measure(run, work)
+        tables.append(table(str(run), analysis, comparison))
+        print(tables[-1], flush=True)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.out.with_suffix(".tmp")
+        tmp.write_text("\n".join(tables))
+        tmp.replace(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
