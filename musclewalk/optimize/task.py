@@ -228,115 +228,29 @@ class Task:
         """A task from its file's data (``folder``: the file's folder, for a relative objective
         file, which is then checked) or from ``as_dict`` output (a checkpoint: ``folder`` None,
         the objective is taken as stored). TaskError naming ``source`` and the key."""
-
-        def err(key, message):
-            return TaskError(f"{source}: {key}: {message}")
-
         if data is None:
             data = {}
         if not isinstance(data, dict):
             raise TaskError(f"{source}: expected a mapping ({', '.join(TOP_KEYS)})")
+        read = _Reader(data, source)
         unknown = sorted(set(map(str, data)) - set(TOP_KEYS))
         if unknown:
-            raise err(unknown[0], f"unknown key (known: {', '.join(TOP_KEYS)})")
-
-        def number(key, value, low=0.0, strict=True, high=math.inf, unit=""):
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            ok = ok and (value > low if strict else value >= low) and value <= high
-            if not ok:
-                bound = f"> {low:g}" if strict else f">= {low:g}"
-                upper = f" and <= {high:g}" if math.isfinite(high) else ""
-                raise err(key, f"expected a number {bound}{upper}{unit}, got {value!r}")
-            return float(value)
-
-        def section(key, known):
-            raw = data.get(key)
-            if raw is None:
-                return None
-            if not isinstance(raw, dict):
-                raise err(key, f"expected a mapping ({', '.join(known)})")
-            extra = sorted(set(map(str, raw)) - set(known))
-            if extra:
-                raise err(f"{key}.{extra[0]}", f"unknown key (known: {', '.join(known)})")
-            return raw
-
+            raise read.err(unknown[0], f"unknown key (known: {', '.join(TOP_KEYS)})")
         description = data.get("description", "")
         if not isinstance(description, str):
-            raise err("description", "expected text")
+            raise read.err("description", "expected text")
         speed = data.get("speed")
-        if speed is not None:
-            speed = number("speed", speed, unit=" (m/s)")
-        duration = number(
-            "duration", data.get("duration", DEFAULT_DURATION), high=MAX_DURATION, unit=" (t_max, s)"
-        )
-        objective = data.get("objective", DEFAULT_OBJECTIVE)
-        if not isinstance(objective, str) or not objective:
-            raise err("objective", "expected an objective name (models/objectives/) or a .yaml file")
-        if folder is not None:
-            if objective.endswith((".yaml", ".yml")):
-                objective = str((folder / objective).resolve())
-            try:
-                Objective.load(objective)
-            except ObjectiveError as exc:
-                raise err("objective", str(exc)) from None
-
-        heading = Heading()
-        raw = section("heading", ("turn_rate", "hold", "max_change"))
-        if raw is not None:
-            heading = Heading(
-                turn_rate=number(
-                    "heading.turn_rate", raw.get("turn_rate", 0.0), strict=False, unit=" (deg/s)"
-                ),
-                hold=number("heading.hold", raw.get("hold", Heading.hold), unit=" (s)"),
-                max_change=number(
-                    "heading.max_change", raw.get("max_change", Heading.max_change), high=180.0, unit=" (deg)"
-                ),
-            )
-        pushes = None
-        raw = section("pushes", ("magnitude", "start", "interval", "jitter"))
-        if raw is not None:
-            if "magnitude" not in raw:
-                raise err("pushes.magnitude", "required: the force of each push (N)")
-            pushes = Pushes(
-                magnitude=number("pushes.magnitude", raw["magnitude"], unit=" (N)"),
-                start=number("pushes.start", raw.get("start", Pushes.start), strict=False, unit=" (s)"),
-                interval=number("pushes.interval", raw.get("interval", Pushes.interval), unit=" (s)"),
-                jitter=number("pushes.jitter", raw.get("jitter", Pushes.jitter), strict=False, unit=" (s)"),
-            )
-            if pushes.jitter > pushes.start:
-                raise err(
-                    "pushes.jitter", f"{pushes.jitter:g} s is more than pushes.start ({pushes.start:g} s)"
-                )
-            if 2 * pushes.jitter + PUSH_DURATION > pushes.interval + 1e-12:
-                raise err(
-                    "pushes.jitter",
-                    f"pushes of {PUSH_DURATION:g} s every {pushes.interval:g} s +- {pushes.jitter:g} s "
-                    f"could overlap (need 2 x jitter + {PUSH_DURATION:g} <= interval)",
-                )
-        terrain = None
-        raw = section("terrain", ("max_slope",))
-        if raw is not None:
-            if "max_slope" not in raw:
-                raise err("terrain.max_slope", "required: the largest ramp slope (deg)")
-            value = raw["max_slope"]
-            ok = (
-                isinstance(value, (int, float))
-                and not isinstance(value, bool)
-                and math.isfinite(value)
-                and 0 < value < 45
-            )
-            if not ok:
-                raise err("terrain.max_slope", f"expected a number > 0 and < 45 (deg), got {value!r}")
-            terrain = Terrain(max_slope=float(value))
         return cls(
             name=name,
             description=description,
-            speed=speed,
-            duration=duration,
-            objective=objective,
-            heading=heading,
-            pushes=pushes,
-            terrain=terrain,
+            speed=None if speed is None else read.number("speed", speed, unit=" (m/s)"),
+            duration=read.number(
+                "duration", data.get("duration", DEFAULT_DURATION), high=MAX_DURATION, unit=" (t_max, s)"
+            ),
+            objective=_objective(read, data.get("objective", DEFAULT_OBJECTIVE), folder),
+            heading=_heading(read),
+            pushes=_pushes(read),
+            terrain=_terrain(read),
             source=source,
         )
 
@@ -345,3 +259,102 @@ class Task:
         """The scenario of every run from before task files (their checkpoints resume with it):
         straight walking on flat ground, no random perturbations."""
         return cls(name=DEFAULT_TASK, description="straight walking on flat ground", source="built-in")
+
+
+class _Reader:
+    """Checks of one task file's values; errors name the file (``source``) and the key."""
+
+    def __init__(self, data: dict, source: str):
+        self.data, self.source = data, source
+
+    def err(self, key: str, message: str) -> TaskError:
+        return TaskError(f"{self.source}: {key}: {message}")
+
+    def number(self, key, value, low=0.0, strict=True, high=math.inf, unit="") -> float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        ok = ok and (value > low if strict else value >= low) and value <= high
+        if not ok:
+            bound = f"> {low:g}" if strict else f">= {low:g}"
+            upper = f" and <= {high:g}" if math.isfinite(high) else ""
+            raise self.err(key, f"expected a number {bound}{upper}{unit}, got {value!r}")
+        return float(value)
+
+    def section(self, key: str, known: tuple) -> dict | None:
+        """The mapping under ``key`` (None when absent), with only ``known`` keys."""
+        raw = self.data.get(key)
+        if raw is None:
+            return None
+        if not isinstance(raw, dict):
+            raise self.err(key, f"expected a mapping ({', '.join(known)})")
+        extra = sorted(set(map(str, raw)) - set(known))
+        if extra:
+            raise self.err(f"{key}.{extra[0]}", f"unknown key (known: {', '.join(known)})")
+        return raw
+
+
+def _objective(read: _Reader, objective, folder: Path | None) -> str:
+    """An objective name, or a .yaml file relative to ``folder``; checked when read from a file."""
+    if not isinstance(objective, str) or not objective:
+        raise read.err("objective", "expected an objective name (models/objectives/) or a .yaml file")
+    if folder is not None:
+        if objective.endswith((".yaml", ".yml")):
+            objective = str((folder / objective).resolve())
+        try:
+            Objective.load(objective)
+        except ObjectiveError as exc:
+            raise read.err("objective", str(exc)) from None
+    return objective
+
+
+def _heading(read: _Reader) -> Heading:
+    raw = read.section("heading", ("turn_rate", "hold", "max_change"))
+    if raw is None:
+        return Heading()
+    return Heading(
+        turn_rate=read.number("heading.turn_rate", raw.get("turn_rate", 0.0), strict=False, unit=" (deg/s)"),
+        hold=read.number("heading.hold", raw.get("hold", Heading.hold), unit=" (s)"),
+        max_change=read.number(
+            "heading.max_change", raw.get("max_change", Heading.max_change), high=180.0, unit=" (deg)"
+        ),
+    )
+
+
+def _pushes(read: _Reader) -> Pushes | None:
+    raw = read.section("pushes", ("magnitude", "start", "interval", "jitter"))
+    if raw is None:
+        return None
+    if "magnitude" not in raw:
+        raise read.err("pushes.magnitude", "required: the force of each push (N)")
+    pushes = Pushes(
+        magnitude=read.number("pushes.magnitude", raw["magnitude"], unit=" (N)"),
+        start=read.number("pushes.start", raw.get("start", Pushes.start), strict=False, unit=" (s)"),
+        interval=read.number("pushes.interval", raw.get("interval", Pushes.interval), unit=" (s)"),
+        jitter=read.number("pushes.jitter", raw.get("jitter", Pushes.jitter), strict=False, unit=" (s)"),
+    )
+    if pushes.jitter > pushes.start:
+        raise read.err("pushes.jitter", f"{pushes.jitter:g} s is more than pushes.start ({pushes.start:g} s)")
+    if 2 * pushes.jitter + PUSH_DURATION > pushes.interval + 1e-12:
+        raise read.err(
+            "pushes.jitter",
+            f"pushes of {PUSH_DURATION:g} s every {pushes.interval:g} s +- {pushes.jitter:g} s "
+            f"could overlap (need 2 x jitter + {PUSH_DURATION:g} <= interval)",
+        )
+    return pushes
+
+
+def _terrain(read: _Reader) -> Terrain | None:
+    raw = read.section("terrain", ("max_slope",))
+    if raw is None:
+        return None
+    if "max_slope" not in raw:
+        raise read.err("terrain.max_slope", "required: the largest ramp slope (deg)")
+    value = raw["max_slope"]
+    ok = (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 < value < 45
+    )
+    if not ok:
+        raise read.err("terrain.max_slope", f"expected a number > 0 and < 45 (deg), got {value!r}")
+    return Terrain(max_slope=float(value))
