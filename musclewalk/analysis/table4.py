@@ -100,11 +100,8 @@ def robustness_cell(optimized: Path, creature: str, speed: float, straight: str,
             result = json.loads(path.read_text())
             median = result.get("median")
             value = "below the first level" if median is None else f"{median:g}"
-            capped = (
-                "≥ "
-                if median is not None and result.get("seeds_capped", 0) * 2 > result.get("seeds", 1)
-                else ""
-            )
+            seeds = len(result.get("per_seed_max", [])) or 1
+            capped = "≥ " if median is not None and 2 * result.get("seeds_capped", 0) > seeds else ""
             return f"{capped}{value}{mark}"
     return "—"
 

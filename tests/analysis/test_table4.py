@@ -31,12 +31,12 @@ def test_cells_come_from_the_committed_files(tmp_path):
     )
     (optimized / "Human-walk-2.0" / "robustness").mkdir()
     (optimized / "Human-walk-2.0" / "robustness" / "slope.json").write_text(
-        json.dumps({"median": 3.0, "seeds": 10, "seeds_capped": 0})
+        json.dumps({"median": 3.0, "per_seed_max": [3.0] * 10, "seeds_capped": 0})
     )
     _run(optimized / "Human-push-2.0", "generations: 1\nthresholds met at generation: None\n")
     (optimized / "Human-push-2.0" / "robustness").mkdir()
     (optimized / "Human-push-2.0" / "robustness" / "push.json").write_text(
-        json.dumps({"median": 80.0, "seeds": 10, "seeds_capped": 6})
+        json.dumps({"median": 80.0, "per_seed_max": [80.0] * 10, "seeds_capped": 6})
     )
     _run(
         optimized / "Ostrich-walk-1.2",
@@ -77,6 +77,10 @@ def test_the_command_on_the_committed_runs(tmp_path, capsys):
     out = tmp_path / "table4.md"
     assert main(["table4", "-o", str(out)]) == 0
     text = out.read_text()
-    assert _row(text, "| HumanLegs | 1.3 |")[5].startswith("not met after 53 (1.3 h)")
+    humanlegs = _row(text, "| HumanLegs | 1.3 |")
+    assert humanlegs[5].startswith("not met after 53 (1.3 h)")
+    push = REPO / "models/optimized/HumanLegs-walk-1.3/robustness/push.json"
+    if push.is_file():  # the committed measurement (musclewalk robustness ... --test push)
+        assert humanlegs[9] == f"{json.loads(push.read_text())['median']:g} (straight)"
     assert main(["table4", "-o", str(out), "--analysis", str(tmp_path / "none")]) == 2
     assert "--analysis: not a folder" in capsys.readouterr().err
