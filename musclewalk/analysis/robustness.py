@@ -34,8 +34,8 @@ turn   The target heading turns at the level's rate (deg/s) toward random goals,
 Seeds are ``first_seed``, ``first_seed + 1``, ...: the seed itself is the random generator's
 seed of the pushes' directions, the ramps or the heading path, the same at every level of a seed.
 Push and turn trials reuse one Simulator (flat ground); a slope trial builds its own (the ramps
-are contact planes of the OpenSim model, and on ramps the feet use smooth-sphere contact, see
-the README's limitations). A trial in which OpenSim raises fails with reason ``opensim_error``.
+are contact planes of the OpenSim model, one contact force of the model's kind per sphere and
+segment). A trial in which OpenSim raises fails with reason ``opensim_error``.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ minutes per 0.1 ms and could not be interrupted from Python.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -279,7 +280,13 @@ class OpenSimEngine:
 
     # ------------------------------------------------------------------ terrain
     def _add_terrain(self, model, meta, terrain) -> None:
-        """One half-space per terrain segment and one contact force per (sphere, segment)."""
+        """One contact force per (sphere, segment): with the model's exponential contact a copy of
+        its flat force against the segment's plane, else a smooth sphere against a half-space per
+        segment."""
+        contact = meta.physics.contact if meta.physics is not None else None
+        if contact is not None and contact.model == "exponential":
+            self._add_exponential_terrain(model, meta, terrain)
+            return
         osim = self.osim
         ground = model.getGround()
         geoms = model.getContactGeometrySet()
@@ -316,14 +323,42 @@ class OpenSimEngine:
                     getattr(f, f"set_{prop}")(value)
                 model.addForce(f)
 
+    def _add_exponential_terrain(self, model, meta, terrain) -> None:
+        """Per (sphere, segment) an ExponentialContactForce with the parameters of the sphere's flat
+        one and the segment's plane as its contact plane: z along the ramp's normal, x up the ramp
+        (R_z(slope) R_x(-90 deg); the flat ground's is R_x(-90 deg)), through the segment's start."""
+        osim = self.osim
+        forces = model.getForceSet()
+        z_then_x = (osim.BodyRotationSequence, osim.CoordinateAxis(2), osim.CoordinateAxis(0))
+        for c in meta.contacts:
+            flat = osim.ExponentialContactForce.safeDownCast(
+                forces.get(f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}")
+            )
+            station = flat.getStation()
+            for i in range(terrain.n_segments):
+                sequence, z, x = z_then_x
+                plane = osim.Transform(
+                    osim.Rotation(sequence, float(terrain.slopes[i]), z, -math.pi / 2, x),
+                    osim.Vec3(float(terrain.x_anchor[i]), float(terrain.h_start[i]), 0.0),
+                )
+                f = osim.ExponentialContactForce(plane, station.getParentFrame(), station.get_location())
+                f.setName(f"terrain_{c.name}_{i}")
+                f.setExponentialShapeParameters(flat.getExponentialShapeParameters())
+                f.setNormalViscosity(flat.getNormalViscosity())
+                f.setMaxNormalForce(flat.getMaxNormalForce())
+                f.setFrictionElasticity(flat.getFrictionElasticity())
+                f.setFrictionViscosity(flat.getFrictionViscosity())
+                f.setSettleVelocity(flat.getSettleVelocity())
+                f.setInitialMuStatic(flat.getInitialMuStatic())
+                f.setInitialMuKinetic(flat.getInitialMuKinetic())
+                model.addForce(f)
+
     def _setup_terrain_state(self, forces) -> None:
         osim = self.osim
         n = self.terrain.n_segments
+        kind = osim.ExponentialContactForce if self.exponential_contact else osim.SmoothSphereHalfSpaceForce
         self.terrain_forces = [
-            [
-                osim.SmoothSphereHalfSpaceForce.safeDownCast(forces.get(f"terrain_{c.name}_{i}"))
-                for i in range(n)
-            ]
+            [kind.safeDownCast(forces.get(f"terrain_{c.name}_{i}")) for i in range(n)]
             for c in self.meta.contacts
         ]
         for f in self.contacts:
@@ -339,7 +374,11 @@ class OpenSimEngine:
         changed = np.nonzero(segments != self.active_segment)[0]
         for k in changed:
             self.terrain_forces[k][int(self.active_segment[k])].setAppliesForce(self.state, False)
-            self.terrain_forces[k][int(segments[k])].setAppliesForce(self.state, True)
+            entered = self.terrain_forces[k][int(segments[k])]
+            entered.setAppliesForce(self.state, True)
+            if self.exponential_contact:
+                # its friction anchor starts where the point is, not where it was last enabled
+                entered.resetAnchorPoint(self.state)
             self.active_segment[k] = segments[k]
 
     @staticmethod
@@ -370,7 +409,9 @@ class OpenSimEngine:
         ground = self.terrain.height(world[:, 0]) if self.terrain is not None else 0.0
         lowest = float(np.min(world[:, 1] - self.contact_radius - ground))
         if ground_clearance is None:
-            ground_clearance = self.ground_clearance if self.terrain is None else 0.0
+            ground_clearance = (
+                self.ground_clearance if self.terrain is None or self.exponential_contact else 0.0
+            )
         ty = self._coord("root_ty")
         ty.setValue(s, ty.getValue(s) - lowest + ground_clearance, False)
         self.model.realizeVelocity(s)
@@ -469,9 +510,14 @@ class OpenSimEngine:
             V = b.getVelocityInGround(s)
             omega[i] = V.get(0).to_numpy()
             vel[i] = V.get(1).to_numpy()
-        if self.terrain is None and self.exponential_contact:
+        if self.exponential_contact:
             self.model.realizeDynamics(s)
-            contact = np.array([c.getForce(s).to_numpy() for c in self.contacts])
+            active = (
+                self.contacts
+                if self.terrain is None
+                else [self.terrain_forces[k][i] for k, i in enumerate(self.active_segment)]
+            )
+            contact = np.array([c.getForce(s).to_numpy() for c in active])
         elif self.terrain is None:
             contact = np.array([c.getSphereForce(s).get(1).to_numpy() for c in self.contacts])
         else:

@@ -264,7 +264,7 @@ def test_ramp_terrain_profile_is_continuous():
 
 def test_creature_stands_on_a_ramp(built_models):
     """Standing on a sloped segment: feet rest on the terrain surface (not on y = 0) and the
-    ground reaction carries body weight, tilted with the slope's normal."""
+    ground reaction carries body weight on average (the feet rock onto the slope at first)."""
     from musclewalk.sim.terrain import RampTerrain
 
     terrain = RampTerrain(8.0, seed=5, length=8)
@@ -275,8 +275,10 @@ def test_creature_stands_on_a_ramp(built_models):
     eng = sim.engine
     s = eng.initial_state({"root_tx": x}, {})
     eng.start(s, np.full(20, 0.1))
-    for k in range(40):
+    vertical = []
+    for k in range(80):
         raw = eng.read()
+        vertical.append(raw.contact_force[:, 1].sum())
         eng.set_excitations(np.full(20, 0.1))
         eng.update_terrain(sim.bridge.contact_centres(raw)[:, 0])
         assert eng.advance((k + 1) * 0.005)
@@ -287,8 +289,7 @@ def test_creature_stands_on_a_ramp(built_models):
     gap = points[loaded, 1] - terrain.height(points[loaded, 0])
     assert np.all(np.abs(gap) < 0.02)
     assert abs(terrain.height(x)) > 0.02  # really above/below the flat ground
-    total = raw.contact_force.sum(axis=0)
-    assert total[1] == pytest.approx(sim.meta.total_mass * 9.80665, rel=0.15)
+    assert np.mean(vertical[10:]) == pytest.approx(sim.meta.total_mass * 9.80665, rel=0.15)
 
 
 def test_controller_on_the_real_model_drives_the_swing_leg_forward(humanlegs):
@@ -356,3 +357,29 @@ def test_the_first_excitations_drive_the_first_interval(built_models):
         activations.append(eng.muscle_states().activation.mean())
     # a first-order activation with a 10 ms time constant: about 40 % of the way in 5 ms
     assert activations[0] < 0.03 and activations[1] > 0.3
+
+
+def test_ramps_of_the_exponential_contact_model_match_flat_ground(built_models):
+    """A model with exponential foot contact keeps it on ramps (one force per sphere and segment,
+    copies of its flat ones): on ramps of 0 deg it stands exactly as on flat ground."""
+    from musclewalk.sim.terrain import RampTerrain
+
+    def vertical_forces(terrain):
+        sim = Simulator(built_models["HumanLegs"], terrain=terrain)
+        assert sim.engine.exponential_contact
+        eng = sim.engine
+        eng.start(eng.initial_state({"root_tx": 2.5}, {}), np.full(20, 0.1))
+        out = []
+        for k in range(30):
+            raw = eng.read()
+            out.append(raw.contact_force[:, 1].sum())
+            eng.set_excitations(np.full(20, 0.1))
+            if terrain is not None:
+                eng.update_terrain(sim.bridge.contact_centres(raw)[:, 0])
+            assert eng.advance((k + 1) * 0.005)
+        return np.array(out)
+
+    flat = vertical_forces(None)
+    ramps = vertical_forces(RampTerrain(0.0, seed=5, length=6))
+    assert flat[-1] > 100
+    np.testing.assert_allclose(ramps, flat, rtol=1e-3, atol=1.0)
