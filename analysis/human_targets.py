@@ -183,13 +183,14 @@ def main(argv=None) -> int:
     ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
     ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
     args = ap.parse_args(argv)
-    work = args.work or Path(tempfile.mkdtemp(prefix="musclewalk-targets-"))
-    work.mkdir(parents=True, exist_ok=True)
     tables = []
-    for run in args.runs:
-        analysis, comparison = measure(run, work)
-        tables.append(table(str(run), analysis, comparison))
-        print(tables[-1], flush=True)
+    with tempfile.TemporaryDirectory(prefix="musclewalk-targets-") as scratch:
+        work = args.work or Path(scratch)
+        work.mkdir(parents=True, exist_ok=True)
+        for run in args.runs:
+            analysis, comparison = measure(run, work)
+            tables.append(table(str(run), analysis, comparison))
+            print(tables[-1], flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         tmp = args.out.with_suffix(".tmp")

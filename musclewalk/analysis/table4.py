@@ -12,8 +12,9 @@ simulation here:
 - slope, push, turning: ``robustness/<test>.json`` (``musclewalk robustness``, the README's
   protocol) of the controller optimized for that task (``<creature>-slope|push|steer-<speed>``),
   else of the straight controller (marked "straight").
-- gait and survival: a gait summary of a re-simulation (``musclewalk analyze``; the workflow's
-  ``results/analysis/<run>.json``) when one is given.
+- gait and survival: a gait summary (``musclewalk analyze``) of ``<analysis>/<run>.json`` when
+  given: in the workflow the re-simulated best of its own optimization of the run (on the quick
+  budget one generation around the committed controller).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..optimize.experiment import RUN_NAME_PATTERN
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ PAPER_TABLE4 = (
     PaperRow("LongLegs", 2.0, "walk", "walk", 403, 3, 100, 12),
 )
 ROBUSTNESS = (("slope", "slope", "deg"), ("push", "push", "N"), ("turn", "steer", "deg/s"))
-_RUN = re.compile(r"(?P<creature>[A-Za-z0-9_]+)-(?P<task>[a-z]+)-(?P<speed>[0-9.]+)(?:-(?P<variant>\w+))?")
+_RUN = re.compile(RUN_NAME_PATTERN)
 
 
 def _thresholds(log: str) -> tuple[int | None, int | None]:
@@ -85,16 +88,21 @@ def controller_cell(folder: Path) -> str:
     met_at, ran = _thresholds(log)
     hours = _wall_hours(folder / "history.csv", met_at)
     wall = f" ({hours:.1f} h)" if hours is not None else ""
-    warm = " from a warm start" if re.search(r"^warm start: ", log, re.M) else ""
+    warm = " from a warm start" if re.search(r"^warm start: (?!none\b)", log, re.M) else ""
     if met_at is not None:
         return f"{met_at}{wall}{warm}"
     return f"not met after {ran}{wall}{warm}" if ran is not None else "—"
 
 
-def robustness_cell(optimized: Path, creature: str, speed: float, straight: str, test: str, task: str) -> str:
-    """The median of ``robustness/<test>.json`` of the task's controller, else of the straight
-    one (marked), '—' when neither was measured."""
-    for run, mark in ((f"{creature}-{task}-{speed}", ""), (straight, " (straight)")):
+def robustness_cell(optimized: Path, straight: str, test: str, task: str) -> str:
+    """The median of ``robustness/<test>.json`` of the task's controller (the straight run's
+    name with its task replaced), else of the straight one (marked), '—' when neither was
+    measured."""
+    parts = _RUN.fullmatch(straight)
+    task_run = f"{parts['creature']}-{task}-{parts['speed']}" + (
+        f"-{parts['variant']}" if parts["variant"] else ""
+    )
+    for run, mark in ((task_run, ""), (straight, " (straight)")):
         path = optimized / run / "robustness" / f"{test}.json"
         if path.is_file():
             result = json.loads(path.read_text())
@@ -125,19 +133,17 @@ def table4(optimized: Path, analysis: Path | None = None) -> str:
     """The markdown table (paper | here per column)."""
     optimized = Path(optimized)
     lines = [
-        "| creature | speed m/s | gait: paper | gait: here (re-simulated) | generations: paper | "
-        "generations: here (wall, 2 cores) | slope °: paper | here | push N: paper | here | "
-        "turning °/s: paper | here |",
+        "| creature | speed m/s | gait: paper | gait: here (workflow's re-simulated best) | "
+        "generations: paper | generations: here (wall, 2 cores) | slope °: paper | here | push N: paper "
+        "| here | turning °/s: paper | here |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     listed = set()
     for row in PAPER_TABLE4:
         listed.add(row.run)
-        cells = [
-            robustness_cell(optimized, row.creature, row.speed, row.run, t, task) for t, task, _ in ROBUSTNESS
-        ]
+        cells = [robustness_cell(optimized, row.run, t, task) for t, task, _ in ROBUSTNESS]
         lines.append(
-            f"| {row.creature} | {row.speed:.1f} | {row.gait} | {gait_cell(analysis, row.run)} | "
+            f"| {row.creature} | {row.speed} | {row.gait} | {gait_cell(analysis, row.run)} | "
             f"{row.generations} | {controller_cell(optimized / row.run)} | {row.slope_deg:g} | {cells[0]} | "
             f"{row.push_N:g} | {cells[1]} | {row.turning_deg_s:g} | {cells[2]} |"
         )
@@ -145,15 +151,11 @@ def table4(optimized: Path, analysis: Path | None = None) -> str:
         match = _RUN.fullmatch(folder.name)
         if match is None or folder.name in listed or match["task"] in ("push", "slope", "steer"):
             continue
-        speed = float(match["speed"])
-        cells = [
-            robustness_cell(optimized, match["creature"], speed, folder.name, t, task)
-            for t, task, _ in ROBUSTNESS
-        ]
+        cells = [robustness_cell(optimized, folder.name, t, task) for t, task, _ in ROBUSTNESS]
         task = match["task"] + (f", {match['variant']}" if match["variant"] else "")
         gait = gait_cell(analysis, folder.name)
         lines.append(
-            f"| {match['creature']} | {speed:.1f} | — (not in Table 4; {task}) | {gait} "
+            f"| {match['creature']} | {match['speed']} | — (not in Table 4; {task}) | {gait} "
             f"| — | {controller_cell(folder)} | — | {cells[0]} | — | {cells[1]} | — | {cells[2]} |"
         )
     return "\n".join(lines) + "\n"

@@ -90,7 +90,8 @@ class ParamSpec:
     upper: float
     group: str
     doc: str = ""
-    extension: str = ""  # a controller feature beyond the paper this parameter belongs to (off by default)
+    extension: str = ""  # a controller feature beyond the paper this parameter belongs to; the
+    # feature is off while its gains (its parameters whose default is 0) are 0
 
     def check(self, value, source: str = "parameters") -> float:
         """``value`` as a float; ParameterError unless a finite number within the bounds."""

@@ -607,8 +607,11 @@ class Optimization:
                 f"clipped into narrowed bounds (--clip-init): {len(clipped_narrowed)}: "
                 + _first(f"{n} {v:g} -> {min(max(v, lo), hi):g}" for n, v, lo, hi in clipped_narrowed)
             )
+        # a feature is in use when one of its gains (its parameters whose default, off, is 0) is not
         held = self.space.held
-        used = sorted({ext for n, ext in self.space.off.items() if n in flat and flat[n] != held[n]})
+        used = sorted(
+            {ext for n, ext in self.space.off.items() if held[n] == 0.0 and flat.get(n, 0.0) != 0.0}
+        )
         if used:
             raise OptimizationError(
                 f"{path}: the warm start uses {', '.join(used)} (a controller feature beyond the paper) "

@@ -85,7 +85,16 @@ TOP_KEYS = {
     "variant",
 }
 STAGES_DIR = "stages"
+# the parts of a run name <creature>-<task>-<speed>[-<variant>] (the workflow's runs, the folders
+# under models/optimized/); a speed is written as str(float), e.g. 2.0
+CREATURE_PATTERN = r"[A-Za-z0-9_]+"
+TASK_PATTERN = r"[a-z]+"
+SPEED_PATTERN = r"[0-9]+(?:\.[0-9]+)?"
 VARIANT_PATTERN = r"[a-z][a-z0-9_]*"
+RUN_NAME_PATTERN = (
+    rf"(?P<creature>{CREATURE_PATTERN})-(?P<task>{TASK_PATTERN})-(?P<speed>{SPEED_PATTERN})"
+    rf"(?:-(?P<variant>{VARIANT_PATTERN}))?"
+)
 
 
 class ExperimentError(ValueError):
@@ -159,16 +168,21 @@ class Experiment:
         if not isinstance(creature, str) or not creature:
             raise err("creature", "expected a creature preset name")
         task_name, task = cls._task(data, path, err)
+        # checked in the order of the file format (the first bad key is the one reported)
+        speed = cls._speed(data, task, err)
+        objective = cls._relative_file(data.get("objective", task.objective), path, "objective", err)
+        warm_start = cls._warm_start(data.get("warm_start"), path, err)
+        variant = cls._variant(data.get("variant", ""), err)
+        other = data.get("init_from_other_creature", False)
+        if not isinstance(other, bool):
+            raise err("init_from_other_creature", "expected true or false")
+        parameters = cls._parameters(data.get("parameters"), creature, err)
         defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
         if "speed" in defaults:
             raise err(
                 "defaults.speed", "the experiment's speed is its top-level speed (a stage may set its own)"
             )
         defaults.setdefault("duration", task.duration)
-        other = data.get("init_from_other_creature", False)
-        if not isinstance(other, bool):
-            raise err("init_from_other_creature", "expected true or false")
-        speed = cls._speed(data, task, err)
         stages = cls._stages(data.get("stages"), defaults, path, err)
         if stages[-1].speed not in (None, speed):
             raise err(
@@ -180,14 +194,14 @@ class Experiment:
             path=path.resolve(),
             creature=creature,
             speed=speed,
-            objective=cls._relative_file(data.get("objective", task.objective), path, "objective", err),
+            objective=objective,
             stages=stages,
-            warm_start=cls._warm_start(data.get("warm_start"), path, err),
+            warm_start=warm_start,
             init_from_other_creature=other,
             description=str(data.get("description", "")),
             task=task_name,
-            parameters=cls._parameters(data.get("parameters"), creature, err),
-            variant=cls._variant(data.get("variant", ""), err),
+            parameters=parameters,
+            variant=variant,
         )
 
     @staticmethod

@@ -19,10 +19,11 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
 * ``{fixed: v}``: not optimized. The parameter is no coordinate of the CMA-ES vector (the
   dimension shrinks by the number of fixed parameters; CMA-ES never sees a zero-width
   coordinate) and ``values`` always gives it the value v (within its own bounds).
-* ``{free: true}``: optimized within its own bounds. Only meaningful for the parameters of a
-  controller feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``):
-  those stay at their defaults, where the feature is off, unless an override names them (free,
-  narrowed or fixed), so that a space without overrides is the paper's.
+* ``{free: true}``: optimized within its own bounds; only for the parameters of a controller
+  feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``). Those stay at
+  their defaults, where the feature is off, unless an override names one of them (free, narrowed
+  or fixed): then the feature is on and its parameters not named are optimized within their own
+  bounds. A space without overrides is the paper's.
 
 A parameter matched by two keys, a key that matches nothing, an unknown field, lower >= upper,
 and a bound or fixed value outside the parameter's own bounds are OverrideErrors naming the key.
@@ -152,6 +153,12 @@ def resolve_overrides(
                 raise OverrideError(_key(pattern), f"{s.name} is also matched by {_key(matched_by[s.name])}")
             matched_by[s.name] = pattern
             own = f"[{s.lower:g}, {s.upper:g}]"
+            if "free" in spec and not s.extension:
+                raise OverrideError(
+                    _key(pattern, "free"),
+                    f"{s.name} is a parameter of the paper's controller, optimized anyway "
+                    "(free is for the parameters of a feature beyond the paper)",
+                )
             for field, value in spec.items():
                 if field != "free" and not s.lower <= value <= s.upper:
                     raise OverrideError(
@@ -170,8 +177,6 @@ def resolve_overrides(
                     )
                 if "lower" in spec or "upper" in spec:
                     narrowed[s.name] = (lower, upper)
-    if overrides and len(fixed) == len(specs):
-        raise OverrideError("parameters", "every parameter is fixed: nothing left to optimize")
     order = {n: i for i, n in enumerate(names)}
     return (
         dict(sorted(fixed.items(), key=lambda kv: order[kv[0]])),
@@ -191,8 +196,11 @@ class ParameterSpace:
         self.overrides = parse_overrides(overrides)
         self.fixed, self.narrowed = resolve_overrides(self.overrides, specs)
         named = {e.name for e in specs if any(fnmatchcase(e.name, p) for p in self.overrides)}
+        features_on = {e.extension for e in specs if e.extension and e.name in named}
         # parameters of features beyond the paper that this run keeps off, at their defaults
-        self.off: dict[str, str] = {e.name: e.extension for e in specs if e.extension and e.name not in named}
+        self.off: dict[str, str] = {
+            e.name: e.extension for e in specs if e.extension and e.extension not in features_on
+        }
         # every value that is no CMA-ES coordinate: the fixed ones and the features kept off
         self.held: dict[str, float] = {
             **self.fixed,

@@ -208,6 +208,12 @@ class OpenSimEngine:
                 f"{self.path}: physics.muscles: ideal muscles (PathActuator) {missing} of the metadata "
                 "are not in the model"
             )
+        controls = self.model.getNumControls()
+        if controls != actuators.getSize():
+            raise EngineError(
+                f"{self.path}: physics.muscles: ideal muscles are read as one control per actuator, "
+                f"but the model has {controls} controls for {actuators.getSize()} actuators"
+            )
         self._control_index = np.array([order[n] for n in names], dtype=np.intp)
         self._max_force = np.array([found[n].getOptimalForce() for n in names])
         return [found[n] for n in names]

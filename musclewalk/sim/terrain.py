@@ -1,11 +1,14 @@
 """Uneven terrain within OpenSim's contact model: ramps whose slope changes randomly every
 metre (paper §6.2, "a 1 m wide ramp with a steepness that randomly varies each meter").
 
-Approach: the piecewise-planar, continuous height profile h(x) is made of one ContactHalfSpace
-per 1 m segment (a plane through the segment, tilted by its slope). Every foot contact sphere
-gets a SmoothSphereHalfSpaceForce against every segment plane; between control steps only the
-force of the segment under the sphere's centre is enabled (Force::setAppliesForce, a discrete
-state variable, so no re-initialization is needed) and the model's flat-ground forces are off.
+Approach: the piecewise-planar, continuous height profile h(x) is made of one plane per 1 m
+segment (through the segment, tilted by its slope). Every foot contact sphere gets one contact
+force of the model's kind per segment (sim.engine): a copy of its ExponentialContactForce with the
+segment's plane as its contact plane, or, for smooth-sphere models, a SmoothSphereHalfSpaceForce
+against a ContactHalfSpace per segment; between control steps only the force of the segment under
+the sphere's centre is enabled (Force::setAppliesForce, a discrete state variable, so no
+re-initialization is needed; an entered exponential force's friction anchor restarts where its
+point is) and the model's flat-ground forces are off.
 
 Limits (documented, by design): a sphere sees only the plane under its centre, so near a kink
 between two segments it can sink slightly into the neighbouring plane (valley) or feel the
@@ -14,10 +17,12 @@ steps (5 ms). The terrain extends in z without bound (the ramp's width is not mo
 starts after a flat run-up; heights are continuous at every segment boundary. Beyond its
 ``length`` the last ramp goes on.
 
-Size bound: every segment adds a half-space and one contact force per foot sphere to the OpenSim
-model, and building the model grows faster than linearly with their number (measured with
-HumanLegs, 8 spheres, on a shared 2-core machine: 40 segments 0.7 s, 100 segments 7 s, 150
-segments 14 s, 500 segments 96 s) and every integration step visits all of them. So the terrain
+Size bound: every segment adds one contact force per foot sphere (and a half-space for smooth
+spheres) to the OpenSim model, and building the model grows faster than linearly with their number
+(measured with smooth spheres, HumanLegs, 8 spheres, on a shared 2-core machine: 40 segments
+0.7 s, 100 segments 7 s, 150 segments 14 s, 500 segments 96 s; with the exponential contact
+40 segments 0.8 s, 100 segments 2.8 s on the same machine beside two optimizations) and every
+integration step visits all of them. So the terrain
 is at most ``MAX_LENGTH`` m of ramps; longer is refused before any model is built.
 """
 

@@ -40,9 +40,13 @@ def test_cells_come_from_the_committed_files(tmp_path):
     )
     _run(
         optimized / "Ostrich-walk-1.2",
-        "generations: 3, evaluations: 60\nthresholds met at generation: None\n",
+        "warm start: none (template defaults)\ngenerations: 3, evaluations: 60\n"
+        "thresholds met at generation: None\n",
     )
     _run(optimized / "Human-walk-1.3-human", "generations: 3\nthresholds met at generation: None\n")
+    _run(optimized / "Human-push-1.3", "generations: 1\n")  # another run's: not the variant's
+    (optimized / "Human-push-1.3" / "robustness").mkdir()
+    (optimized / "Human-push-1.3" / "robustness" / "push.json").write_text(json.dumps({"median": 80.0}))
     (optimized / "in-progress").mkdir()
     analysis = tmp_path / "analysis"
     analysis.mkdir()
@@ -70,6 +74,7 @@ def test_cells_come_from_the_committed_files(tmp_path):
     assert _row(text, "| LongNeck |")[3:6] == ["—", "541", "—"]
     extra = _row(text, "| Human | 1.3 |")
     assert extra[2] == "— (not in Table 4; walk, human)" and extra[5] == "not met after 3 (0.1 h)"
+    assert extra[9] == "—"
     assert "Human-push" not in text and len(text.splitlines()) == 2 + len(PAPER_TABLE4) + 1
 
 

@@ -29,9 +29,9 @@ def test_off_by_default_and_optimized_when_freed():
     assert "controller features beyond the paper, optimized: knee_overextension" in freed.describe_overrides()
     x = np.full(len(freed), 5.0)
     assert freed.values(x)["knee_overextension.gain"] == pytest.approx(2.5)  # half way up [0, 5]
-    # narrowing also turns it on
+    # narrowing also turns it on (the whole feature)
     narrowed = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.gain": {"lower": 0.5}})
-    assert list(narrowed.off) == ["knee_overextension.theta_off"]
+    assert not narrowed.off
     assert narrowed.values(np.zeros(len(narrowed)))["knee_overextension.gain"] == 0.5
 
 
@@ -57,3 +57,29 @@ def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings
         OptimizationError, match=r"using.json: the warm start uses knee_overextension .*free: true"
     ):
         Optimization(small_settings(init=str(using)), tmp_path / "b", progress=False)
+
+
+def test_naming_one_parameter_turns_the_whole_feature_on():
+    space = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.theta_off": {"lower": 0.2}})
+    assert not space.off
+    assert [e.name for e in space.optimized if e.extension] == NAMES  # the gain within its own bounds
+
+
+def test_free_is_only_for_a_feature_beyond_the_paper():
+    from musclewalk.optimize.space import OverrideError
+
+    with pytest.raises(
+        OverrideError, match=r"parameters\[knee.theta\].free: knee.theta is a parameter of the paper"
+    ):
+        ParameterSpace.of_creature("HumanLegs", {"knee.theta": {"free": True}})
+
+
+def test_a_warm_start_with_the_feature_off_fits_a_paper_run(small_settings, tmp_path):
+    best = json.loads(COMMITTED_BEST.read_text())
+    best["parameters"]["controller"].update(
+        {"knee_overextension.gain": 0.0, "knee_overextension.theta_off": 0.6}
+    )
+    off = tmp_path / "off.json"
+    off.write_text(json.dumps(best))
+    opt = Optimization(small_settings(init=str(off)), tmp_path / "run", progress=False)
+    assert opt.space.values(opt._warm_start(off))["knee_overextension.gain"] == 0.0

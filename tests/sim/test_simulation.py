@@ -290,6 +290,17 @@ def test_creature_stands_on_a_ramp(built_models):
     assert np.all(np.abs(gap) < 0.02)
     assert abs(terrain.height(x)) > 0.02  # really above/below the flat ground
     assert np.mean(vertical[10:]) == pytest.approx(sim.meta.total_mass * 9.80665, rel=0.15)
+    # the contact planes are the segments': a loaded sphere's normal force is along the slope's normal
+    assert eng.exponential_contact
+    slope = terrain.slopes[i]
+    on_slope = 0
+    for k, segment in enumerate(eng.active_segment):
+        normal = eng.terrain_forces[k][segment].getNormalForce(eng.state).to_numpy()
+        if segment == i and np.linalg.norm(normal) > 5:
+            on_slope += 1
+            expected = np.array([-np.sin(slope), np.cos(slope), 0.0])
+            np.testing.assert_allclose(normal / np.linalg.norm(normal), expected, atol=1e-6)
+    assert on_slope >= 1
 
 
 def test_controller_on_the_real_model_drives_the_swing_leg_forward(humanlegs):

@@ -39,11 +39,14 @@ rule compare:
 
 
 # Table 4 of this project beside the paper's: committed controllers (generations, wall time,
-# robustness) and the gaits re-simulated above.
-# (the committed runs: models/optimized of the musclewalk in use, as for the model builds)
+# robustness: models/optimized of the musclewalk in use) and the gaits of this workflow's runs.
 rule table4:
     input:
         expand("results/analysis/{run}.json", run=RUNS),
+        committed=lambda wc: sorted(
+            str(p) for pattern in ("*/log.txt", "*/history.csv", "*/robustness/*.json")
+            for p in Path("models/optimized").glob(pattern)
+        ),
     output:
         "results/table4.md",
     log:

@@ -17,10 +17,9 @@ CONDA_ENV = "../../environment.yml"
 # the parts of a run name <creature>-<task>-<speed>[-<variant>] (the variant: an experiment
 # file's, to tell runs of the same creature, task and speed apart); the Snakefile's wildcard
 # constraints
-NAME = r"[A-Za-z0-9_]+"
-TASK = r"[a-z]+"
-SPEED = r"[0-9]+(?:\.[0-9]+)?"
-VARIANT = r"[a-z][a-z0-9_]*"
+from musclewalk.optimize.experiment import (CREATURE_PATTERN as NAME, RUN_NAME_PATTERN,
+                                            SPEED_PATTERN as SPEED, TASK_PATTERN as TASK,
+                                            VARIANT_PATTERN as VARIANT)
 RUN = rf"{NAME}-{TASK}-{SPEED}(?:-{VARIANT})?"
 
 
@@ -143,7 +142,7 @@ def _run_names():
         if config["budget"] not in run.get("budgets", [config["budget"]]):
             continue
         creature, task, speed, variant = _run_fields(i)
-        speed = str(speed)
+        speed = str(float(speed)) if isinstance(speed, (int, float)) else str(speed)
         if not re.fullmatch(SPEED, speed):
             _config_error(f"runs[{i}].speed", f"{speed} cannot name a run: write it as a plain "
                           f"decimal such as 0.5")
@@ -188,8 +187,7 @@ def model_data_files():
 def run_parts(run):
     """{creature, task, speed, variant} of a run name (variant "" when it has none). Refuses a
     task that has no file in models/tasks/ (a run asked for by its output path)."""
-    match = re.fullmatch(rf"(?P<creature>{NAME})-(?P<task>{TASK})-(?P<speed>{SPEED})"
-                         rf"(?:-(?P<variant>{VARIANT}))?", run)
+    match = re.fullmatch(RUN_NAME_PATTERN, run)
     if match is None:
         raise ValueError(f"run '{run}': expected <creature>-<task>-<speed>[-<variant>]")
     parts = {k: v or "" for k, v in match.groupdict().items()}
