@@ -21,6 +21,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
   * eq 28: stance-preparation lower-leg target through the knee muscles.
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
+  * beyond the paper, off at 0: the swing foot's pitch target follows the lower leg's pitch
+    (swing_foot.follow_shank; the paper's target is relative to the ground);
   * beyond the paper, off at gain 0: knee-overextension inhibition (Geyer & Herr 2010, Wang et al. 2012,
     u_VAS += {k (theta_k - theta_off)}^- while theta_k' < 0) of the knee extensors that do not span the
     hip, on a leg in stance or lift_off.
@@ -48,6 +50,7 @@ from .sensors import Sensors
 from .targets import (
     foot_pitch,
     knee_flexion,
+    swing_foot_pitch_targets,
     trunk_angles,
     trunk_target_angles,
     upper_leg_angles,
@@ -186,6 +189,9 @@ class Controller:
         }
         self._knee_relative = rot_z(-p["knee.theta"])
         self._ankle_target = p["ankle.theta"]
+        self._follow_shank = p["swing_foot.follow_shank"]
+        # lower-leg frame pitch in the base pose (sagittal chain: upper-leg pitch minus knee flexion)
+        self._lower_leg_pitch0 = self.model.upper_leg_pitch0 - self.model.knee0
         self._head_pitch = self.model.head_pitch0
 
     def _init_feature_gains(self) -> None:
@@ -404,10 +410,19 @@ class Controller:
     ) -> np.ndarray:
         """Target rotation per feature slot (_N_SLOTS, 3, 3): facing-frame targets for trunk, upper
         legs, feet and head; lower legs relative to the current upper legs."""
-        ankle = self._ankle_target
+        if self._follow_shank > 0.0:
+            lower = self.model.lower_body
+            ankle_r, ankle_l = swing_foot_pitch_targets(
+                self._ankle_target,
+                self._follow_shank,
+                (foot_pitch(R[lower[0]]), foot_pitch(R[lower[1]])),
+                self._lower_leg_pitch0,
+            )
+        else:
+            ankle_r = ankle_l = self._ankle_target
         facing_targets = few_facing_rotations(
             (target_heading, target_heading, target_heading, psi, psi, target_heading),
-            (-lean, flexion[0], flexion[1], ankle, ankle, -self._head_pitch),
+            (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),
             (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
         )
         lower_targets = R[self._upper_bodies] @ self._knee_relative

@@ -50,6 +50,9 @@ knee_overextension.gain     0 (off)         [0, 5]              beyond the paper
                                                                 inhibition per rad below theta_off
 knee_overextension          base + 0.15     base -0.1 .. +0.8   knee flexion below which an extending
   .theta_off                                                    stance knee inhibits, rad
+swing_foot.follow_shank     0 (off)         [0, 1]              beyond the paper: the swing foot pitch
+                                                                target follows this fraction of the
+                                                                lower leg's pitch (1: ankle angle held)
 ==========================  ==============  ==================  ==========================================
 
 Parameters of a controller feature beyond the paper carry its name in ``ParamSpec.extension``; at their
@@ -71,6 +74,7 @@ from typing import Mapping
 
 GROUPS = ("state_transition", "target_features", "feedback", "constant_excitation")
 KNEE_OVEREXTENSION = "knee_overextension"
+SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 
 
 class ParameterError(ValueError):
@@ -200,6 +204,21 @@ def controller_parameter_specs(control_model) -> list:
         a0 + 1.0,
         tf,
         "swing/preparation foot pitch target relative to ground (toes up), rad",
+    )
+
+    # beyond the paper: the swing / stance-preparation foot's pitch target (§4.2: relative to the
+    # ground) follows this fraction of the lower leg's pitch change from the base pose; 0 (the
+    # default) is the paper's target, 1 holds the ankle angle instead
+    specs.append(
+        ParamSpec(
+            "swing_foot.follow_shank",
+            0.0,
+            0.0,
+            1.0,
+            tf,
+            "fraction of the lower leg's pitch (from its base pose) added to the swing foot pitch target",
+            SWING_FOOT_FOLLOWS_SHANK,
+        )
     )
 
     add("gain.trunk.kq", 2.0, 0.0, 10.0, fb, "stance trunk orientation gain, M g L per rad (eq 21)")

@@ -109,6 +109,15 @@ def foot_pitch(R: np.ndarray) -> float:
     return float(yaw_pitch_roll(R)[1])
 
 
+def swing_foot_pitch_targets(
+    ankle_theta: float, follow_shank: float, lower_leg_pitch: Sequence[float], lower_leg_pitch0: float
+) -> tuple:
+    """(right, left) foot pitch targets: the paper's ``ankle_theta`` relative to the ground (§4.2)
+    plus ``follow_shank`` times each lower leg's pitch change from the base pose (beyond the paper;
+    1 keeps the ankle at its base-pose angle plus ankle_theta - ankle0)."""
+    return tuple(ankle_theta + follow_shank * (p - lower_leg_pitch0) for p in lower_leg_pitch)
+
+
 def base_pose_features(
     body_pos: np.ndarray,
     body_R: np.ndarray,

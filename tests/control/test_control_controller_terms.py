@@ -79,3 +79,38 @@ def test_knee_overextension_is_silent_when_flexing_or_flexed(flexion, flexion_ra
     off = _knee_inhibition_feedback(0.0, flexion, flexion_rate)
     on = _knee_inhibition_feedback(2.0, flexion, flexion_rate)
     np.testing.assert_array_equal(on, off)
+
+
+def _swing_ankle_feedback(follow_shank: float, shank_pitch: float) -> np.ndarray:
+    """Feedback of the left (swing) leg's ankle muscles with its lower leg and foot both pitched
+    by ``shank_pitch`` (the ankle angle as in the base pose)."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller
+    from musclewalk.control.rotations import rot_z
+
+    creature = build_creature()
+    params = zero_constants(creature.model)
+    params["swing_foot.follow_shank"] = follow_shank
+    controller = Controller(creature.model, params)
+    sensors = base_sensors(creature)
+    for body in (creature.model.lower_body[1], creature.model.foot_body[1]):
+        sensors.body_R[body] = rot_z(shank_pitch)
+    for _ in range(30):  # past the ankle muscles' 20 ms delay
+        controller.step(sensors)
+    ix = creature.index
+    return controller.feedback[[ix("tibialis_anterior_l"), ix("soleus_l")]].copy()
+
+
+def test_a_swing_foot_that_follows_the_shank_keeps_the_ankle_angle():
+    base = _swing_ankle_feedback(1.0, 0.0)
+    np.testing.assert_allclose(_swing_ankle_feedback(1.0, -0.3), base, atol=1e-9)
+    # the paper's target (relative to the ground) pulls the pitched foot back up
+    assert not np.allclose(_swing_ankle_feedback(0.0, -0.3), base, atol=1e-3)
+
+
+def test_swing_foot_pitch_targets():
+    from musclewalk.control.targets import swing_foot_pitch_targets
+
+    assert swing_foot_pitch_targets(0.1, 0.0, (-0.4, 0.2), 0.0) == (0.1, 0.1)
+    assert swing_foot_pitch_targets(0.1, 0.5, (-0.4, 0.2), -0.2) == pytest.approx((0.0, 0.3))

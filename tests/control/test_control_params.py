@@ -21,8 +21,13 @@ def test_parameter_list_structure(creature):
     assert [s.group for s in all_specs] == sorted((s.group for s in all_specs), key=GROUPS.index)
     # beyond the paper, off at their defaults
     extensions = [s for s in all_specs if s.extension]
-    assert [s.name for s in extensions] == ["knee_overextension.gain", "knee_overextension.theta_off"]
-    assert default_parameters(creature.model)["knee_overextension.gain"] == 0.0
+    assert [s.name for s in extensions] == [
+        "swing_foot.follow_shank",
+        "knee_overextension.gain",
+        "knee_overextension.theta_off",
+    ]
+    defaults = default_parameters(creature.model)
+    assert defaults["knee_overextension.gain"] == defaults["swing_foot.follow_shank"] == 0.0
     specs = [s for s in all_specs if not s.extension]
     names = [s.name for s in all_specs]
     assert len(names) == len(set(names))

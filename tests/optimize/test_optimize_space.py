@@ -41,7 +41,11 @@ def test_space_layout(space_meta):
     assert {"state_transition", "target_features", "feedback", "constant_excitation"} <= set(counts)
     # every parameter is named; the paper's are optimized, a feature beyond it is kept off
     assert sum(counts.values()) == len(space) == len(set(space.names)) - len(space.off)
-    assert set(space.off) == {"knee_overextension.gain", "knee_overextension.theta_off"}
+    assert set(space.off) == {
+        "swing_foot.follow_shank",
+        "knee_overextension.gain",
+        "knee_overextension.theta_off",
+    }
     # sigma = 1 explores a tenth of each range: x spans SCALE_DIVISOR units between the bounds
     assert space.upper_x - space.lower_x == pytest.approx(np.full(len(space), SCALE_DIVISOR))
     assert np.all(space.lower_x <= 0) and np.all(space.upper_x >= 0)
