@@ -31,6 +31,32 @@ def musclewalk(*args) -> None:
     )
 
 
+def resimulate(run: Path, work: Path) -> tuple[dict, dict, Path]:
+    """Re-simulate a run folder (best.json + optimized.osim) 10 s at its speed into ``work``, then
+    `musclewalk analyze` and `musclewalk compare` it: (analysis, comparison, comparison folder)."""
+    best = json.loads((run / "best.json").read_text())
+    sim, cmp_dir, summary = (
+        work / f"{run.name}-sim",
+        work / f"{run.name}-compare",
+        work / f"{run.name}-analysis.json",
+    )
+    musclewalk(
+        "simulate",
+        run / "optimized.osim",
+        "--params",
+        run / "best.json",
+        "--speed",
+        best["speed"],
+        "--duration",
+        10,
+        "--out",
+        sim,
+    )
+    musclewalk("analyze", sim, "-o", summary)
+    musclewalk("compare", sim, "-o", cmp_dir)
+    return json.loads(summary.read_text()), json.loads((cmp_dir / "comparison.json").read_text()), cmp_dir
+
+
 def row(name, analysis, comparison) -> str:
     v = comparison["variables"]
     st, ref = comparison["spatiotemporal"], comparison["spatiotemporal_reference"]
@@ -72,27 +98,10 @@ def main(argv=None) -> int:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in args.runs:
-        best = json.loads((run / "best.json").read_text())
-        sim, cmp_dir = work / f"{run.name}-sim", work / f"{run.name}-compare"
-        musclewalk(
-            "simulate",
-            run / "optimized.osim",
-            "--params",
-            run / "best.json",
-            "--speed",
-            best["speed"],
-            "--duration",
-            10,
-            "--out",
-            sim,
-        )
-        musclewalk("analyze", sim, "-o", work / f"{run.name}-analysis.json")
-        musclewalk("compare", sim, "-o", cmp_dir)
-        analysis = json.loads((work / f"{run.name}-analysis.json").read_text())
-        comparison = json.loads((cmp_dir / "comparison.json").read_text())
+        analysis, comparison, cmp_dir = resimulate(run, work)
         rows.append(row(run.name, analysis, comparison))
         print(rows[-1], flush=True)
-        creature = best["creature"]
+        creature = json.loads((run / "best.json").read_text())["creature"]
         shutil.copy(cmp_dir / "kinematics.png", args.images / f"{creature}-compare-kinematics.png")
         if (cmp_dir / "muscles.png").exists():
             shutil.copy(cmp_dir / "muscles.png", args.images / f"{creature}-compare-muscles.png")

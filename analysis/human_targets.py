@@ -17,7 +17,6 @@ below 0 deg.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -26,7 +25,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from committed_comparison import musclewalk  # noqa: E402
+from committed_comparison import resimulate  # noqa: E402
 
 SIDES = ("r", "l")
 
@@ -155,28 +154,6 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def measure(run: Path, work: Path) -> tuple[dict, dict]:
-    """Re-simulate ``run`` 10 s from its committed files; (analyze summary, comparison)."""
-    best = json.loads((run / "best.json").read_text())
-    sim, cmp_dir, summary = work / f"{run.name}-sim", work / f"{run.name}-compare", work / f"{run.name}.json"
-    speed = best["speed"]
-    musclewalk(
-        "simulate",
-        run / "optimized.osim",
-        "--params",
-        run / "best.json",
-        "--speed",
-        speed,
-        "--duration",
-        10,
-        "--out",
-        sim,
-    )
-    musclewalk("analyze", sim, "-o", summary)
-    musclewalk("compare", sim, "-o", cmp_dir)
-    return json.loads(summary.read_text()), json.loads((cmp_dir / "comparison.json").read_text())
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", type=Path, nargs="+", help="run folders (best.json + optimized.osim)")
@@ -188,7 +165,7 @@ def main(argv=None) -> int:
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         for run in args.runs:
-            analysis, comparison = measure(run, work)
+            analysis, comparison, _ = resimulate(run, work)
             tables.append(table(str(run), analysis, comparison))
             print(tables[-1], flush=True)
     if args.out:
