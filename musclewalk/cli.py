@@ -274,7 +274,12 @@ def _parameter_overrides(text: str | None):
         raise UsageError(
             f"--parameters: expected a mapping such as '{{knee.theta: {{lower: 0}}}}', got {text!r}"
         )
-    return value
+    from .optimize.space import OverrideError, parse_overrides
+
+    try:
+        return parse_overrides(value)
+    except OverrideError as exc:
+        raise UsageError(f"--parameters: {exc}") from None
 
 
 def _optimize_run(args):

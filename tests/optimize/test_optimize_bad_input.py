@@ -196,7 +196,7 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
         ("{kne.theta: {lower: 0}}", "parameters[kne.theta]: matches no parameter"),
         (
             "{'knee_overextension.*': {free: yes please}}",
-            "parameters[knee_overextension.*].free: expected true",
+            "--parameters: parameters[knee_overextension.*].free: expected true",
         ),
     ],
 )
