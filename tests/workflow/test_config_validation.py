@@ -11,11 +11,11 @@ REPO = Path(__file__).resolve().parents[2]
 GOOD = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
 
 
-def dry_run(tmp_path, config):
+def dry_run(tmp_path, config, *extra):
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return subprocess.run(
-        [sys.executable, "-m", "snakemake", "all", "-n", "--cores", "1", "--configfile", str(path)],
+        [sys.executable, "-m", "snakemake", "all", "-n", "--cores", "1", "--configfile", str(path), *extra],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -261,15 +261,7 @@ def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     space (--parameters)."""
     config = yaml.safe_load(yaml.safe_dump(GOOD))
     config["runs"].append({"experiment": "config/experiments/human-walk-1.3-human-knee.yaml"})
-    path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
-    result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores", "1", "--configfile", str(path)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = dry_run(tmp_path, config, "-p")
     assert result.returncode == 0, result.stderr[-2000:]
     commands = [line for line in result.stdout.splitlines() if "musclewalk " in line]
     variant = [c for c in commands if "results/optimize/Human-walk-1.3-human " in c]
