@@ -23,6 +23,10 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
   * beyond the paper, off at 0: the swing foot's pitch target follows the lower leg's pitch
     (swing_foot.follow_shank; the paper's target is relative to the ground);
+  * beyond the paper, off at gains 0: the stance dorsiflexors' law of Wang et al. 2012 (seed 003),
+    u_TA += {k (theta_off - theta_a)}^+ - k_SOL F_SOL / F_max on a leg in stance or lift_off: a stretch
+    reflex on the ankle's dorsiflexion theta_a from the base pose (the TA lengthens as the ankle
+    plantarflexes) and the soleus force inhibiting it (stance_tibialis.*);
   * beyond the paper, off at gain 0: knee-overextension inhibition (Geyer & Herr 2010, Wang et al. 2012,
     u_VAS += {k (theta_k - theta_off)}^- while theta_k' < 0) of the knee extensors that do not span the
     hip, on a leg in stance or lift_off.
@@ -44,10 +48,16 @@ from .delays import DelayLine
 from .fsm import STATE_NAMES, GaitStateMachine, LegState
 from .jacobian import feature_muscle_forces
 from .model import SIDE_INDEX, ControlModel
-from .params import controller_parameter_specs, validate_parameters
+from .params import (
+    controller_parameter_specs,
+    is_stance_dorsiflexor,
+    is_uniarticular_plantarflexor,
+    validate_parameters,
+)
 from .rotations import few_facing_rotations, heading_of, rot_z, rotation_log
 from .sensors import Sensors
 from .targets import (
+    ankle_dorsiflexion,
     foot_pitch,
     knee_flexion,
     swing_foot_pitch_targets,
@@ -241,6 +251,29 @@ class Controller:
             ],
             dtype=float,
         )
+        self._init_stance_tibialis()
+
+    def _init_stance_tibialis(self) -> None:
+        """Stance dorsiflexor law (beyond the paper): per leg, its dorsiflexors and the weights that
+        average its soleus-like muscles' F / F_max."""
+        p, cm, muscles = self.params, self.model, self.model.muscles
+        self._ta_stretch_gain = p.get("stance_tibialis.stretch_gain", 0.0)
+        self._ta_theta_off = p.get("stance_tibialis.theta_off", 0.0)
+        self._ta_soleus_inhibition = p.get("stance_tibialis.soleus_inhibition", 0.0)
+        self._ankle_dorsiflexion0 = cm.ankle0 - self._lower_leg_pitch0
+        self._stance_dorsiflexor = np.array(
+            [[m.side == side and is_stance_dorsiflexor(m.roles) for m in muscles] for side in ("r", "l")],
+            dtype=float,
+        )
+        soleus = np.array(
+            [
+                [m.side == side and is_uniarticular_plantarflexor(m.roles) for m in muscles]
+                for side in ("r", "l")
+            ],
+            dtype=float,
+        )
+        counts = np.maximum(soleus.sum(axis=1, keepdims=True), 1.0)
+        self._soleus_force_weight = soleus * self._inv_fmax / counts
 
     def _init_pair_terms(self) -> None:
         """Per (muscle, joint) pair: feature group, indices and the eq 18-19 divisor m F_max."""
@@ -345,6 +378,8 @@ class Controller:
         feedback = jt_activation + tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
             feedback += self._knee_overextension_inhibition(s, states)
+        if self._ta_stretch_gain > 0.0 or self._ta_soleus_inhibition > 0.0:
+            feedback += self._stance_tibialis(s, states)
         excitation = self._delayed_excitation(feedback, tables)
 
         self.feedback = feedback
@@ -487,6 +522,25 @@ class Controller:
             flexion_rate = -float(R_upper[:, 2] @ relative_omega)
             if flexion_rate < 0.0:
                 out += self._knee_inhibition_gain * below * self._knee_inhibited[leg]
+        return out
+
+    def _stance_tibialis(self, s: Sensors, states: tuple) -> np.ndarray:
+        """Feedback per muscle: each stance / lift-off leg's dorsiflexors get the stretch reflex on
+        its ankle angle minus the inhibition by its soleus force."""
+        cm = self.model
+        out = np.zeros(cm.n_muscles)
+        for leg in (0, 1):
+            if states[leg] > _LIFT_OFF:
+                continue
+            dorsiflexion = (
+                ankle_dorsiflexion(s.body_R[cm.lower_body[leg]], s.body_R[cm.foot_body[leg]])
+                - self._ankle_dorsiflexion0
+            )
+            stretch = max(0.0, self._ta_theta_off - dorsiflexion)
+            soleus = float(self._soleus_force_weight[leg] @ s.muscle_force)
+            out += (
+                self._ta_stretch_gain * stretch - self._ta_soleus_inhibition * soleus
+            ) * self._stance_dorsiflexor[leg]
         return out
 
     def _delayed_excitation(self, feedback: np.ndarray, tables: _StateTables) -> np.ndarray:

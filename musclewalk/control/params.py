@@ -53,6 +53,13 @@ knee_overextension          base + 0.15     base -0.1 .. +0.8   knee flexion bel
 swing_foot.follow_shank     0 (off)         [0, 1]              beyond the paper: the swing foot pitch
                                                                 target follows this fraction of the
                                                                 lower leg's pitch (1: ankle angle held)
+stance_tibialis             0 (off)         [0, 5]              beyond the paper (W12 u_TA^L): stance
+  .stretch_gain                                                 dorsiflexor excitation per rad of
+                                                                ankle plantarflexion past theta_off
+stance_tibialis.theta_off   0               [-0.5, 0.3]         ankle dorsiflexion from the base pose
+                                                                below which the reflex acts, rad
+stance_tibialis             0 (off)         [0, 2]              beyond the paper (GH10, W12): stance
+  .soleus_inhibition                                            dorsiflexor inhibition per soleus F/F_max
 ==========================  ==============  ==================  ==========================================
 
 Parameters of a controller feature beyond the paper carry its name in ``ParamSpec.extension``; at their
@@ -74,6 +81,7 @@ from typing import Mapping
 
 GROUPS = ("state_transition", "target_features", "feedback", "constant_excitation")
 KNEE_OVEREXTENSION = "knee_overextension"
+STANCE_TIBIALIS = "stance_tibialis"
 SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 
 
@@ -304,6 +312,8 @@ def controller_parameter_specs(control_model) -> list:
             KNEE_OVEREXTENSION,
         )
     )
+    if any(is_stance_dorsiflexor(m.roles) for m in cm.muscles):
+        specs.extend(_stance_tibialis_specs(fb))
 
     for unique in uniques:
         add(
@@ -324,6 +334,55 @@ def controller_parameter_specs(control_model) -> list:
             f"constant excitation of {unique} in swing and stance preparation (eq 31)",
         )
     return specs
+
+
+def is_stance_dorsiflexor(roles) -> bool:
+    """A uniarticular ankle dorsiflexor (tibialis anterior): spans the ankle, not the knee, and is no
+    ankle extensor."""
+    return "ankle" in roles and "ankle_extensor" not in roles and "knee" not in roles
+
+
+def is_uniarticular_plantarflexor(roles) -> bool:
+    """Soleus: an ankle extensor that does not span the knee."""
+    return "ankle_extensor" in roles and "knee" not in roles
+
+
+def _stance_tibialis_specs(group: str) -> list:
+    """Beyond the paper: Wang et al. 2012's stance law u_TA = p_TA + u_TA^L - u_SOL^F (Geyer & Herr
+    2010 with its own inhibition gain). The paper leaves the stance ankle to the plantarflexors' F+
+    alone; here a stance foot that plantarflexes past theta_off excites the dorsiflexors (their
+    stretch reflex, on the ankle angle: the TA lengthens as the ankle plantarflexes), and the
+    soleus force inhibits them. Gains 0 (the defaults) are the paper's controller."""
+    return [
+        ParamSpec(
+            "stance_tibialis.stretch_gain",
+            0.0,
+            0.0,
+            5.0,
+            group,
+            "stance dorsiflexor excitation per rad of ankle plantarflexion past theta_off "
+            "(TA stretch reflex)",
+            STANCE_TIBIALIS,
+        ),
+        ParamSpec(
+            "stance_tibialis.theta_off",
+            0.0,
+            -0.5,
+            0.3,
+            group,
+            "ankle dorsiflexion (rad, from the base pose) below which the stance TA stretch reflex acts",
+            STANCE_TIBIALIS,
+        ),
+        ParamSpec(
+            "stance_tibialis.soleus_inhibition",
+            0.0,
+            0.0,
+            2.0,
+            group,
+            "stance dorsiflexor inhibition per soleus force / F_max",
+            STANCE_TIBIALIS,
+        ),
+    ]
 
 
 def _swing_constant(roles) -> float:

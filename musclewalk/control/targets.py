@@ -104,6 +104,13 @@ def knee_flexion(R_upper: np.ndarray, R_lower: np.ndarray) -> float:
     return -math.atan2(rel[1, 0], rel[0, 0])
 
 
+def ankle_dorsiflexion(R_lower: np.ndarray, R_foot: np.ndarray) -> float:
+    """Sagittal rotation of the foot relative to the lower leg (about the lower leg's Z axis; positive =
+    toes up); in the base pose ``ankle0 - (upper_leg_pitch0 - knee0)``."""
+    rel = R_lower.T @ R_foot
+    return math.atan2(rel[1, 0], rel[0, 0])
+
+
 def foot_pitch(R: np.ndarray) -> float:
     """Pitch of the foot frame relative to the ground plane (positive = toes up)."""
     return float(yaw_pitch_roll(R)[1])

@@ -589,7 +589,7 @@ class Optimization:
         outside = [
             (e.name, flat[e.name], e.lower, e.upper)
             for e in self.space.optimized
-            if e.name in flat and not e.lower <= flat[e.name] <= e.upper
+            if e.name in flat and e.name not in self.space.starts and not e.lower <= flat[e.name] <= e.upper
         ]
         if outside and not s.clip_init:
             name, value, lo, hi = outside[0]
@@ -624,8 +624,16 @@ class Optimization:
                 f"fixed parameters take their fixed value, not the warm start's: {len(replaced)}: "
                 + _first(f"{n} {old:g} -> {v:g}" for n, old, v in replaced)
             )
+        started = [(n, flat[n], v) for n, v in self.space.starts.items() if n in flat and flat[n] != v]
+        if started:
+            notes.append(
+                f"start values replace the warm start's: {len(started)}: "
+                + _first(f"{n} {old:g} -> {v:g}" for n, old, v in started)
+            )
         self.warm_start_notes = notes
-        return self.space.x_from_values({k: v for k, v in flat.items() if k not in unknown})
+        values = {k: v for k, v in flat.items() if k not in unknown}
+        values.update(self.space.starts)
+        return self.space.x_from_values(values)
 
     # ------------------------------------------------------------------ loop
     def run(self) -> State:

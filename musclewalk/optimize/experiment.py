@@ -35,6 +35,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
       "routing.*": {fixed: 0.5}        # not optimized: held at this value
       "knee_overextension.*": {free: true}   # a controller feature beyond the paper (off unless
                                        # named), optimized within its own bounds
+      stance_tibialis.stretch_gain: {start: 1.0}   # the search starts here (replaces the
+                                       # default and the warm start's value)
 
 `parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its
 model section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each
@@ -43,10 +45,11 @@ shrinks) and has its value in every evaluation, in best.json and in optimized.os
 start's value for it is replaced (log.txt says so). Narrowed bounds are the parameter's bounds
 for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
 as of a full one), a default outside them starts at the nearest bound, and a warm-start value
-outside them is refused unless --clip-init (then clipped). The names are checked against the
-creature when the file is loaded (optimize.space: parse_overrides, resolve_overrides); a
-stage's checkpoint keeps the overrides it started with and running the file again with other
-ones is refused.
+outside them is refused unless --clip-init (then clipped). A start value is the CMA-ES mean's
+start for that parameter, with or without a warm start (log.txt lists the replaced values). The
+names are checked against the creature when the file is loaded (optimize.space: parse_overrides,
+resolve_overrides); a stage's checkpoint keeps the overrides it started with and running the file
+again with other ones is refused.
 
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
 the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""

@@ -19,6 +19,10 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
 * ``{fixed: v}``: not optimized. The parameter is no coordinate of the CMA-ES vector (the
   dimension shrinks by the number of fixed parameters; CMA-ES never sees a zero-width
   coordinate) and ``values`` always gives it the value v (within its own bounds).
+* ``{start: v}`` (alone or with the fields above but fixed): the CMA-ES mean starts at v for this
+  parameter, in place of its default and of a warm start's value (within the bounds, narrowed or
+  not). A feature beyond the paper whose gains start at 0, their lower bound, is barely explored
+  from a warm start with a small sigma; a start value switches it on where the search begins.
 * ``{free: true}``: optimized within its own bounds; only for the parameters of a controller
   feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``). Those stay at
   their defaults, where the feature is off, unless an override names one of them (free, narrowed
@@ -52,7 +56,7 @@ GROUP_OF_MODEL_KIND = {
     "properties": "muscle_physiology",
     "passive": "passive_control",
 }
-OVERRIDE_FIELDS = ("lower", "upper", "fixed", "free")
+OVERRIDE_FIELDS = ("lower", "upper", "fixed", "free", "start")
 
 
 class OverrideError(ValueError):
@@ -126,7 +130,9 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
                 raise OverrideError(_key(pattern, field), f"expected a finite number, got {value!r}")
             values[field] = float(value)
         if "fixed" in values and len(values) > 1:
-            raise OverrideError(_key(pattern, "fixed"), "a fixed parameter takes no lower, upper or free")
+            raise OverrideError(
+                _key(pattern, "fixed"), "a fixed parameter takes no lower, upper, free or start"
+            )
         out[pattern] = values
     return out
 
@@ -177,6 +183,12 @@ def resolve_overrides(
                     )
                 if "lower" in spec or "upper" in spec:
                     narrowed[s.name] = (lower, upper)
+                if "start" in spec and not lower <= spec["start"] <= upper:
+                    raise OverrideError(
+                        _key(pattern, "start"),
+                        f"{spec['start']:g} is outside the narrowed bounds "
+                        f"[{lower:g}, {upper:g}] of {s.name}",
+                    )
     order = {n: i for i, n in enumerate(names)}
     return (
         dict(sorted(fixed.items(), key=lambda kv: order[kv[0]])),
@@ -195,6 +207,13 @@ class ParameterSpace:
         specs = parameter_specs(meta, control_model)
         self.overrides = parse_overrides(overrides)
         self.fixed, self.narrowed = resolve_overrides(self.overrides, specs)
+        # start values of optimized parameters (they replace a default and a warm start's value)
+        self.starts: dict[str, float] = {
+            e.name: spec["start"]
+            for e in specs
+            for pattern, spec in self.overrides.items()
+            if "start" in spec and fnmatchcase(e.name, pattern)
+        }
         named = {e.name for e in specs if any(fnmatchcase(e.name, p) for p in self.overrides)}
         features_on = {e.extension for e in specs if e.extension and e.name in named}
         # parameters of features beyond the paper that this run keeps off, at their defaults
@@ -216,6 +235,8 @@ class ParameterSpace:
                 e = dataclasses.replace(
                     e, default=min(max(e.default, lower), upper), lower=lower, upper=upper
                 )
+            if e.name in self.starts:
+                e = dataclasses.replace(e, default=self.starts[e.name])
             entries.append(e)
         self.entries: list[ParamSpec] = entries
         self.names = [e.name for e in entries]
@@ -278,7 +299,8 @@ class ParameterSpace:
         return x
 
     def describe_overrides(self, shown: int = 3) -> list[str]:
-        """Lines for log.txt: the fixed and the narrowed parameters (count, the first few)."""
+        """Lines for log.txt: the fixed, the narrowed and the started parameters (count, the first
+        few)."""
         lines = []
         if self.fixed:
             items = list(self.fixed.items())
@@ -297,6 +319,14 @@ class ParameterSpace:
             lines.append(
                 f"narrowed parameters: {len(items)}: "
                 + ", ".join(f"{n} [{lo:g}, {hi:g}]" for n, (lo, hi) in items[:shown])
+                + more
+            )
+        if self.starts:
+            items = list(self.starts.items())
+            more = ", ..." if len(items) > shown else ""
+            lines.append(
+                f"start values (in place of the defaults and a warm start's): {len(items)}: "
+                + ", ".join(f"{n} = {v:g}" for n, v in items[:shown])
                 + more
             )
         return lines

@@ -114,3 +114,59 @@ def test_swing_foot_pitch_targets():
 
     assert swing_foot_pitch_targets(0.1, 0.0, (-0.4, 0.2), 0.0) == (0.1, 0.1)
     assert swing_foot_pitch_targets(0.1, 0.5, (-0.4, 0.2), -0.2) == pytest.approx((0.0, 0.3))
+
+
+def _stance_tibialis_feedback(
+    params: dict, dorsiflexion: float, soleus_force: float = 0.0, leg=0
+) -> np.ndarray:
+    """Feedback of the synthetic creature (right leg in stance, left in swing) with ``leg``'s foot
+    rotated by ``dorsiflexion`` (rad, toes up) relative to its lower leg and each soleus pulling
+    ``soleus_force`` N (F_max 1000 N)."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller
+    from musclewalk.control.rotations import rot_z
+
+    creature = build_creature()
+    full = zero_constants(creature.model)
+    full.update(params)
+    controller = Controller(creature.model, full)
+    sensors = base_sensors(creature)
+    sensors.body_R[creature.model.foot_body[leg]] = rot_z(dorsiflexion)
+    for side in "rl":
+        sensors.muscle_force[creature.index(f"soleus_{side}")] = soleus_force
+    controller.step(sensors)
+    return controller.feedback.copy()
+
+
+def test_stance_tibialis_stretch_reflex_excites_the_stance_dorsiflexors_only():
+    ix = build_creature().index
+    gains = {"stance_tibialis.stretch_gain": 2.0, "stance_tibialis.theta_off": -0.1}
+    change = _stance_tibialis_feedback(gains, -0.3) - _stance_tibialis_feedback({}, -0.3)
+    # 2 per rad x (-0.1 - (-0.3)) rad, on the right (stance) tibialis anterior alone
+    assert change[ix("tibialis_anterior_r")] == pytest.approx(0.4)
+    assert np.count_nonzero(change) == 1
+    # silent while the ankle is dorsiflexed past theta_off, and on a swing leg
+    quiet = _stance_tibialis_feedback(gains, 0.0) - _stance_tibialis_feedback({}, 0.0)
+    np.testing.assert_array_equal(quiet, 0.0)
+    swing = _stance_tibialis_feedback(gains, -0.3, leg=1) - _stance_tibialis_feedback({}, -0.3, leg=1)
+    np.testing.assert_array_equal(swing, 0.0)
+
+
+def test_stance_tibialis_soleus_force_inhibits_the_dorsiflexor():
+    ix = build_creature().index
+    inhibition = {"stance_tibialis.soleus_inhibition": 0.5}
+    change = _stance_tibialis_feedback(inhibition, 0.0, soleus_force=600.0) - _stance_tibialis_feedback(
+        {}, 0.0, soleus_force=600.0
+    )
+    # 0.5 x 600 N / 1000 N, on the stance leg's tibialis anterior
+    assert change[ix("tibialis_anterior_r")] == pytest.approx(-0.3)
+    assert np.count_nonzero(change) == 1
+
+
+def test_ankle_dorsiflexion_of_the_base_pose_is_the_models_base_angles():
+    from musclewalk.control.rotations import rot_z
+    from musclewalk.control.targets import ankle_dorsiflexion
+
+    lower_pitch, foot_pitch = -0.2, 0.15  # world pitches about Z
+    assert ankle_dorsiflexion(rot_z(lower_pitch), rot_z(foot_pitch)) == pytest.approx(0.35)

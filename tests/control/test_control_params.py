@@ -25,9 +25,18 @@ def test_parameter_list_structure(creature):
         "swing_foot.follow_shank",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
+        "stance_tibialis.stretch_gain",
+        "stance_tibialis.theta_off",
+        "stance_tibialis.soleus_inhibition",
     ]
     defaults = default_parameters(creature.model)
-    assert defaults["knee_overextension.gain"] == defaults["swing_foot.follow_shank"] == 0.0
+    for gain in (
+        "knee_overextension.gain",
+        "swing_foot.follow_shank",
+        "stance_tibialis.stretch_gain",
+        "stance_tibialis.soleus_inhibition",
+    ):
+        assert defaults[gain] == 0.0
     specs = [s for s in all_specs if not s.extension]
     names = [s.name for s in all_specs]
     assert len(names) == len(set(names))

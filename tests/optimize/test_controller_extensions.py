@@ -16,13 +16,18 @@ REPO = Path(__file__).resolve().parents[2]
 COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
 FREE = {"knee_overextension.*": {"free": True}}
 NAMES = ["knee_overextension.gain", "knee_overextension.theta_off"]
+STANCE_TIBIALIS = [
+    "stance_tibialis.stretch_gain",
+    "stance_tibialis.theta_off",
+    "stance_tibialis.soleus_inhibition",
+]
 
 
 def test_off_by_default_and_optimized_when_freed():
     paper = ParameterSpace.of_creature("HumanLegs")
     freed = ParameterSpace.of_creature("HumanLegs", FREE)
-    assert list(paper.off) == ["swing_foot.follow_shank", *NAMES]
-    assert list(freed.off) == ["swing_foot.follow_shank"]  # another feature stays off
+    assert list(paper.off) == ["swing_foot.follow_shank", *NAMES, *STANCE_TIBIALIS]
+    assert list(freed.off) == ["swing_foot.follow_shank", *STANCE_TIBIALIS]  # the others stay off
     assert len(freed) == len(paper) + 2
     assert paper.values(np.zeros(len(paper)))["knee_overextension.gain"] == 0.0
     assert [e.name for e in freed.optimized if e.extension] == NAMES
@@ -32,7 +37,7 @@ def test_off_by_default_and_optimized_when_freed():
     assert freed.values(x)["knee_overextension.gain"] == pytest.approx(2.5)  # half way up [0, 5]
     # narrowing also turns it on (the whole feature)
     narrowed = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.gain": {"lower": 0.5}})
-    assert list(narrowed.off) == ["swing_foot.follow_shank"]
+    assert list(narrowed.off) == ["swing_foot.follow_shank", *STANCE_TIBIALIS]
     assert narrowed.values(np.zeros(len(narrowed)))["knee_overextension.gain"] == 0.5
 
 
@@ -62,7 +67,7 @@ def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings
 
 def test_naming_one_parameter_turns_the_whole_feature_on():
     space = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.theta_off": {"lower": 0.2}})
-    assert list(space.off) == ["swing_foot.follow_shank"]
+    assert list(space.off) == ["swing_foot.follow_shank", *STANCE_TIBIALIS]
     assert [e.name for e in space.optimized if e.extension] == NAMES  # the gain within its own bounds
 
 
@@ -84,3 +89,59 @@ def test_a_warm_start_with_the_feature_off_fits_a_paper_run(small_settings, tmp_
     off.write_text(json.dumps(best))
     opt = Optimization(small_settings(init=str(off)), tmp_path / "run", progress=False)
     assert opt.space.values(opt._warm_start(off))["knee_overextension.gain"] == 0.0
+
+
+def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(small_settings, tmp_path):
+    started = {
+        "stance_tibialis.*": {"free": True},
+        "stance_tibialis.stretch_gain": {"start": 1.0},
+    }
+    with pytest.raises(Exception, match=r"also matched"):
+        ParameterSpace.of_creature("HumanLegs", started)
+    started = {
+        "stance_tibialis.stretch_gain": {"start": 1.0},
+        "stance_tibialis.theta_off": {"lower": -0.3, "start": -0.1},
+    }
+    space = ParameterSpace.of_creature("HumanLegs", started)
+    assert [e.name for e in space.optimized if e.extension] == STANCE_TIBIALIS  # the feature is on
+    at_start = space.values(np.zeros(len(space)))
+    assert at_start["stance_tibialis.stretch_gain"] == 1.0
+    assert at_start["stance_tibialis.theta_off"] == -0.1
+    assert at_start["stance_tibialis.soleus_inhibition"] == 0.0
+    # the bounds and the scale stay the parameter's own (or narrowed) ones
+    i = space.names.index("stance_tibialis.stretch_gain") - len(space.off)
+    assert space.optimized[i].lower == 0.0 and space.optimized[i].upper == 5.0
+    assert "start values (in place of the defaults and a warm start's): 2" in "\n".join(
+        space.describe_overrides()
+    )
+
+    best = json.loads(COMMITTED_BEST.read_text())
+    best["parameters"]["controller"]["knee.theta"] += 0.01
+    best["parameters"]["controller"]["stance_tibialis.stretch_gain"] = 3.0
+    warm = tmp_path / "warm.json"
+    warm.write_text(json.dumps(best))
+    overrides = {**started, "knee.theta": {"start": best["parameters"]["controller"]["knee.theta"] - 0.01}}
+    opt = Optimization(small_settings(init=str(warm), parameters=overrides), tmp_path / "run", progress=False)
+    values = opt.space.values(opt._warm_start(warm))
+    assert values["stance_tibialis.stretch_gain"] == pytest.approx(1.0)  # not the warm start's 3
+    assert values["knee.theta"] == pytest.approx(overrides["knee.theta"]["start"])
+    assert values["lift.hip"] == pytest.approx(best["parameters"]["controller"]["lift.hip"])
+    assert any("start values replace the warm start's: 2" in n for n in opt.warm_start_notes)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"stance_tibialis.stretch_gain": {"start": 9.0}}, r"start: 9 is outside the bounds \[0, 5\]"),
+        (
+            {"stance_tibialis.stretch_gain": {"upper": 2.0, "start": 3.0}},
+            r"start: 3 is outside the narrowed bounds \[0, 2\]",
+        ),
+        ({"knee.theta": {"fixed": 0.1, "start": 0.1}}, r"takes no lower, upper, free or start"),
+    ],
+)
+def test_a_bad_start_value_names_the_key(override, message):
+    from musclewalk.optimize.space import OverrideError
+
+    with pytest.raises(OverrideError, match=message):
+        ParameterSpace.of_creature("HumanLegs", override)

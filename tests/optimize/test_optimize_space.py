@@ -45,6 +45,9 @@ def test_space_layout(space_meta):
         "swing_foot.follow_shank",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
+        "stance_tibialis.stretch_gain",
+        "stance_tibialis.theta_off",
+        "stance_tibialis.soleus_inhibition",
     }
     # sigma = 1 explores a tenth of each range: x spans SCALE_DIVISOR units between the bounds
     assert space.upper_x - space.lower_x == pytest.approx(np.full(len(space), SCALE_DIVISOR))
