@@ -24,3 +24,20 @@ def small_settings(humanlegs_osim):
         return Settings(**base)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def optimize_cli():
+    """Runs ``musclewalk optimize ARGS...`` in a subprocess; returns the CompletedProcess."""
+    import subprocess
+    import sys
+
+    def run(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    return run

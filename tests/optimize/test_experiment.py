@@ -2,8 +2,6 @@
 best of the one before, and running it again resumes instead of starting over."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 import yaml
@@ -36,19 +34,10 @@ def tiny(tmp_path, **extra):
     )
 
 
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
+def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
     exp = tiny(tmp_path)
     out = tmp_path / "out"
-    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    r = optimize_cli(exp, "--out", out, "--workers", "1", "--quiet")
     assert r.returncode == 0, r.stderr
     first = out / "stages" / "soft_hips"
     assert (first / "best.json").is_file() and (out / "best.json").is_file()
@@ -65,7 +54,7 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
     data["stages"][1]["generations"] = 2
     write(exp, data)
     mtime = (first / "checkpoint.pkl").stat().st_mtime_ns
-    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    r = optimize_cli(exp, "--out", out, "--workers", "1", "--quiet")
     assert r.returncode == 0, r.stderr
     assert (first / "checkpoint.pkl").stat().st_mtime_ns == mtime
     assert "generations: 2, evaluations: 8" in (out / "log.txt").read_text()
@@ -86,16 +75,16 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path):
         ({"stages": [{"name": "a", "speed": 1.0}, {"name": "b", "speed": 1.1}]}, "stages[1].speed"),
     ],
 )
-def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key):
+def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key, optimize_cli):
     path = tiny(tmp_path, **change)
     with pytest.raises(ExperimentError, match=rf"{path}: {key}".replace("[", r"\[").replace("]", r"\]")):
         Experiment.load(path)
-    r = run(path, "--out", tmp_path / "out")
+    r = optimize_cli(path, "--out", tmp_path / "out")
     assert r.returncode == 2 and str(path) in r.stderr and not (tmp_path / "out").exists()
 
 
-def test_an_experiment_sets_what_it_sets(tmp_path):
-    r = run(tiny(tmp_path), "--out", tmp_path / "out", "--speed", "2")
+def test_an_experiment_sets_what_it_sets(tmp_path, optimize_cli):
+    r = optimize_cli(tiny(tmp_path), "--out", tmp_path / "out", "--speed", "2")
     assert r.returncode == 2 and "--speed: an experiment file sets it" in r.stderr
 
 
@@ -106,7 +95,7 @@ def test_the_committed_experiments_load(path):
     assert exp.warm_start is None or exp.warm_start.is_file()
 
 
-def test_the_human_chain_re_runs_from_its_experiment_file(tmp_path):
+def test_the_human_chain_re_runs_from_its_experiment_file(tmp_path, optimize_cli):
     """config/experiments/human-walk-1.3.yaml end to end, shrunk to 1 generation of 4 candidates
     of 0.3 s per stage: every stage runs on its own scaled model, warm-started from the stage
     before."""
@@ -117,7 +106,7 @@ def test_the_human_chain_re_runs_from_its_experiment_file(tmp_path):
         stage.pop("duration", None)
     exp = write(tmp_path / "human-walk-1.3.yaml", data)
     out = tmp_path / "out"
-    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    r = optimize_cli(exp, "--out", out, "--workers", "1", "--quiet")
     assert r.returncode == 0, r.stderr
     previous = data["warm_start"]
     for stage in data["stages"]:

@@ -4,8 +4,6 @@ the summed muscle force as its effort; the metabolic objective is refused for it
 is simulated."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,22 +18,13 @@ EXPERIMENT = EXPERIMENTS / "human-walk-1.3-ideal-muscles.yaml"
 pytestmark = pytest.mark.slow
 
 
-def run(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
 def test_the_experiment_names_the_ideal_human_and_its_objective():
     exp = Experiment.load(EXPERIMENT)
     assert exp.creature == "HumanIdealMuscles" and exp.objective == "geijtenbeek2013-ideal-muscles"
     assert exp.init_from_other_creature and exp.warm_start.is_file()
 
 
-def test_one_generation_of_two_candidates_runs(tmp_path):
+def test_one_generation_of_two_candidates_runs(tmp_path, optimize_cli):
     """The experiment shrunk to one generation of 2 candidates of 0.2 s."""
     data = yaml.safe_load(EXPERIMENT.read_text())
     data["warm_start"] = str((EXPERIMENTS / data["warm_start"]).resolve())
@@ -43,7 +32,7 @@ def test_one_generation_of_two_candidates_runs(tmp_path):
     exp = tmp_path / EXPERIMENT.name
     exp.write_text(yaml.safe_dump(data, sort_keys=False))
     out = tmp_path / "out"
-    r = run(exp, "--out", out, "--workers", "1", "--quiet")
+    r = optimize_cli(exp, "--out", out, "--workers", "1", "--quiet")
     assert r.returncode == 0, r.stderr
     log = (out / "log.txt").read_text()
     assert "objective: geijtenbeek2013-ideal-muscles" in log and "muscle_force_per_body_weight" in log
@@ -59,9 +48,11 @@ def test_one_generation_of_two_candidates_runs(tmp_path):
     assert not optimized.xpath("//Millard2012EquilibriumMuscle")
 
 
-def test_the_metabolic_objective_is_refused_for_ideal_muscles(tmp_path):
+def test_the_metabolic_objective_is_refused_for_ideal_muscles(tmp_path, optimize_cli):
     out = tmp_path / "out"
-    r = run("HumanIdealMuscles", "--speed", "1.3", "--duration", "0.2", "--generations", "1", "--out", out)
+    r = optimize_cli(
+        "HumanIdealMuscles", "--speed", "1.3", "--duration", "0.2", "--generations", "1", "--out", out
+    )
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
     assert "models/objectives/geijtenbeek2013.yaml: terms.effort.measure: metabolic_rate_per_kg" in lines[0]
