@@ -1,5 +1,6 @@
 """First gait summary of a simulation folder: speed, distance, termination, metabolic cost of
-transport (Wang et al. 2012 model), the summed muscle force and stride frequency. Steps, energy
+transport (Wang et al. 2012 model), the summed muscle force, stride frequency, where the energy
+goes, the joint-limit torques and how much each muscle's excitation switches. Steps, energy
 and force come from the same measures as the optimizer's objective (`musclewalk.measures`):
 touch-downs of alternating feet from the vertical GRF above 5 % of body weight, and the metabolic
 rate and summed muscle force integrated over the control steps (each sample stands for its
@@ -127,7 +128,24 @@ def summarize(sim_dir) -> dict:
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,
         "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
+        "excitation_variation": _excitation_variation(names, cols("excitation"), time),
     }
+
+
+def _excitation_variation(names, excitation, time) -> dict:
+    """Per muscle, the most switching first: mean excitation and its total variation per second,
+    sum |u(t_k+1) - u(t_k)| / duration (2 per on-off cycle: a muscle switching 0 <-> 1 at 25 Hz
+    has 50 per s); chatter of a feedback loop costs activation heat and work."""
+    duration = float(time[-1] - time[0]) if len(time) > 1 else 0.0
+    variation = np.abs(np.diff(excitation, axis=0)).sum(axis=0) / duration if duration > 0 else None
+    rows = {
+        name: {
+            "mean_excitation": float(excitation[:, i].mean()),
+            "variation_per_s": float(variation[i]) if variation is not None else None,
+        }
+        for i, name in enumerate(names)
+    }
+    return dict(sorted(rows.items(), key=lambda kv: -(kv[1]["variation_per_s"] or 0.0)))
 
 
 def _time_average(time, values, dt: float, simulated_time: float) -> float | None:

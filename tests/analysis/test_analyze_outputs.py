@@ -141,3 +141,19 @@ def test_summary_says_where_the_energy_goes_and_which_joint_limits_carry_load(ru
     assert "limit_knee_angle_r" in summary["joint_limit_torques"]
     for row in summary["joint_limit_torques"].values():
         assert 0.0 <= row["mean_abs_Nm"] <= row["max_abs_Nm"] and 0.0 <= row["engaged_fraction"] <= 1.0
+
+
+def test_excitation_variation_counts_the_switching_of_each_muscle():
+    """Total variation per second: a muscle switching 0 <-> 1 every sample of a 1 s record at
+    5 ms has 200 per s, a constant one 0; the most switching first."""
+    import numpy as np
+
+    from musclewalk.analysis.summary import _excitation_variation
+
+    time = np.arange(201) * 0.005
+    chatter = np.arange(201) % 2.0
+    excitation = np.column_stack([np.full(201, 0.3), chatter])
+    rows = _excitation_variation(["steady", "switching"], excitation, time)
+    assert list(rows) == ["switching", "steady"]
+    assert rows["switching"]["variation_per_s"] == pytest.approx(200.0)
+    assert rows["steady"] == {"mean_excitation": pytest.approx(0.3), "variation_per_s": 0.0}
