@@ -27,6 +27,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     u_TA += {k (theta_off - theta_a)}^+ - k_SOL F_SOL / F_max on a leg in stance or lift_off: a stretch
     reflex on the ankle's dorsiflexion theta_a from the base pose (the TA lengthens as the ankle
     plantarflexes) and the soleus force inhibiting it (stance_tibialis.*);
+  * beyond the paper, off at 0: the kw terms of eq 15 act on angular velocities through a first-order
+    low-pass filter of time constant tau (angular_velocity_filter.time_constant);
   * beyond the paper, off at gain 0: knee-overextension inhibition (Geyer & Herr 2010, Wang et al. 2012,
     u_VAS += {k (theta_k - theta_off)}^- while theta_k' < 0) of the knee extensors that do not span the
     hip, on a leg in stance or lift_off.
@@ -222,6 +224,9 @@ class Controller:
             self._gains["head"] = (p["gain.head.kq"] * torque_unit, p["gain.head.kw"] * rate_torque_unit)
             self._kp_head = p["gain.head.kp"] * M * g / L
             self._kv_head = p["gain.head.kv"] * M * g / self._froude
+        # the kw terms' angular velocities: first-order low-pass, one update per control interval
+        tau = p["angular_velocity_filter.time_constant"]
+        self._omega_filter_rate = cm.dt / (tau + cm.dt) if tau > 0.0 else 1.0
 
     def _init_feature_bodies(self) -> None:
         """Body of each feature slot (the trunk stands in for a missing head) and the upper legs the
@@ -293,6 +298,7 @@ class Controller:
         self._delay.reset()
         self._last: dict = {}
         self._last_sensors: Sensors | None = None
+        self._omega_filtered: np.ndarray | None = None
         self.feedback = np.zeros(self.model.n_muscles)
         self.excitation = np.zeros(self.model.n_muscles)
 
@@ -467,7 +473,14 @@ class Controller:
         """§4.3 eq 15 per slot (zero gains for inactive slots)."""
         current_R = s.body_R[self._slot_body]
         error = rotation_log(target_R @ current_R.transpose(0, 2, 1))
-        return tables.kq * error - tables.kw * s.body_omega[self._slot_body]
+        omega = s.body_omega[self._slot_body]
+        if self._omega_filter_rate < 1.0:
+            if self._omega_filtered is None:
+                self._omega_filtered = omega.copy()
+            else:
+                self._omega_filtered += self._omega_filter_rate * (omega - self._omega_filtered)
+            omega = self._omega_filtered
+        return tables.kq * error - tables.kw * omega
 
     def _jt_activations(
         self,

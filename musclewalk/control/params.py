@@ -60,6 +60,9 @@ stance_tibialis.theta_off   0               [-0.5, 0.3]         ankle dorsiflexi
                                                                 below which the reflex acts, rad
 stance_tibialis             0 (off)         [0, 2]              beyond the paper (GH10, W12): stance
   .soleus_inhibition                                            dorsiflexor inhibition per soleus F/F_max
+angular_velocity_filter     0 (off)         [0, 0.05]           beyond the paper: time constant (s) of a
+  .time_constant                                                first-order low-pass on the angular
+                                                                velocities of the kw terms (eq 15)
 ==========================  ==============  ==================  ==========================================
 
 Parameters of a controller feature beyond the paper carry its name in ``ParamSpec.extension``; at their
@@ -82,6 +85,7 @@ from typing import Mapping
 GROUPS = ("state_transition", "target_features", "feedback", "constant_excitation")
 KNEE_OVEREXTENSION = "knee_overextension"
 STANCE_TIBIALIS = "stance_tibialis"
+ANGULAR_VELOCITY_FILTER = "angular_velocity_filter"
 SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 
 
@@ -314,6 +318,20 @@ def controller_parameter_specs(control_model) -> list:
     )
     if any(is_stance_dorsiflexor(m.roles) for m in cm.muscles):
         specs.extend(_stance_tibialis_specs(fb))
+    # beyond the paper: the kw terms of eq 15 act on low-pass filtered angular velocities. On the
+    # committed Human the stance hip muscles switch 0 <-> 1 at about 25 Hz, driven by the trunk's
+    # kw term through the 5 ms hip delay (README, "Toward a human-like gait"); 0 is the paper's
+    specs.append(
+        ParamSpec(
+            "angular_velocity_filter.time_constant",
+            0.0,
+            0.0,
+            0.05,
+            fb,
+            "time constant of a first-order low-pass on the feature angular velocities (eq 15 kw terms), s",
+            ANGULAR_VELOCITY_FILTER,
+        )
+    )
 
     for unique in uniques:
         add(

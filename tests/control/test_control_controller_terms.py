@@ -170,3 +170,34 @@ def test_ankle_dorsiflexion_of_the_base_pose_is_the_models_base_angles():
 
     lower_pitch, foot_pitch = -0.2, 0.15  # world pitches about Z
     assert ankle_dorsiflexion(rot_z(lower_pitch), rot_z(foot_pitch)) == pytest.approx(0.35)
+
+
+def _trunk_damping_feedback(time_constant: float, omega: float = 1.0) -> np.ndarray:
+    """Feedback after the trunk's angular velocity jumps from 0 to ``omega`` rad/s (about Z)
+    between two control steps; right leg in stance, the trunk's kq term off."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller
+
+    creature = build_creature()
+    params = zero_constants(creature.model)
+    params.update({"gain.trunk.kq": 0.0, "gain.trunk.kw": 1.0})
+    params["angular_velocity_filter.time_constant"] = time_constant
+    controller = Controller(creature.model, params)
+    controller.step(base_sensors(creature))
+    sensors = base_sensors(creature, t=creature.model.dt)
+    sensors.body_omega[creature.model.trunk_body] = (0.0, 0.0, omega)
+    controller.step(sensors)
+    return controller.feedback.copy()
+
+
+def test_angular_velocity_filter_low_passes_the_kw_terms():
+    ix = build_creature().index
+    raw = _trunk_damping_feedback(0.0) - _trunk_damping_feedback(0.0, omega=0.0)
+    hip = [ix(f"hip_{kind}_r") for kind in ("flexor", "extensor")]
+    assert np.all(raw[hip] != 0.0)  # the stance hip's muscles carry the trunk's kw term
+    dt = build_creature().model.dt
+    tau = 0.02
+    filtered = _trunk_damping_feedback(tau) - _trunk_damping_feedback(tau, omega=0.0)
+    # first-order low-pass: one control interval after the jump, dt / (tau + dt) of it
+    np.testing.assert_allclose(filtered, raw * dt / (tau + dt), atol=1e-12)

@@ -28,6 +28,7 @@ def test_parameter_list_structure(creature):
         "stance_tibialis.stretch_gain",
         "stance_tibialis.theta_off",
         "stance_tibialis.soleus_inhibition",
+        "angular_velocity_filter.time_constant",
     ]
     defaults = default_parameters(creature.model)
     for gain in (
@@ -35,6 +36,7 @@ def test_parameter_list_structure(creature):
         "swing_foot.follow_shank",
         "stance_tibialis.stretch_gain",
         "stance_tibialis.soleus_inhibition",
+        "angular_velocity_filter.time_constant",
     ):
         assert defaults[gain] == 0.0
     specs = [s for s in all_specs if not s.extension]
