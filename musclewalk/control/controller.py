@@ -224,9 +224,10 @@ class Controller:
             self._gains["head"] = (p["gain.head.kq"] * torque_unit, p["gain.head.kw"] * rate_torque_unit)
             self._kp_head = p["gain.head.kp"] * M * g / L
             self._kv_head = p["gain.head.kv"] * M * g / self._froude
-        # the kw terms' angular velocities: first-order low-pass, one update per control interval
+        # the kw terms' angular velocities: first-order low-pass, one exact update per control
+        # interval (for an input held over the interval)
         tau = p["angular_velocity_filter.time_constant"]
-        self._omega_filter_rate = cm.dt / (tau + cm.dt) if tau > 0.0 else 1.0
+        self._omega_filter_rate = -math.expm1(-cm.dt / tau) if tau > 0.0 else 1.0
 
     def _init_feature_bodies(self) -> None:
         """Body of each feature slot (the trunk stands in for a missing head) and the upper legs the

@@ -56,7 +56,7 @@ swing_foot.follow_shank     0 (off)         [0, 1]              beyond the paper
 stance_tibialis             0 (off)         [0, 5]              beyond the paper (W12 u_TA^L): stance
   .stretch_gain                                                 dorsiflexor excitation per rad of
                                                                 ankle plantarflexion past theta_off
-stance_tibialis.theta_off   0               [-0.5, 0.3]         ankle dorsiflexion from the base pose
+stance_tibialis.theta_off   -0.1            [-0.5, 0.3]         ankle dorsiflexion from the base pose
                                                                 below which the reflex acts, rad
 stance_tibialis             0 (off)         [0, 2]              beyond the paper (GH10, W12): stance
   .soleus_inhibition                                            dorsiflexor inhibition per soleus F/F_max
@@ -384,7 +384,7 @@ def _stance_tibialis_specs(group: str) -> list:
         ),
         ParamSpec(
             "stance_tibialis.theta_off",
-            0.0,
+            -0.1,
             -0.5,
             0.3,
             group,

@@ -99,6 +99,8 @@ class Settings:
     # keeps it, whatever the file)
     parameters: dict = field(default_factory=dict)  # parameter overrides (space.py: pattern ->
     # {lower, upper} or {fixed}; an experiment file's `parameters:`); {}: the full space
+    warm_start_wins: bool = False  # the warm start's values win over the overrides' start values
+    # (a later stage of an experiment continues the stage before it)
     command: str = ""
 
     def backstop(self) -> float:
@@ -467,9 +469,10 @@ class Optimization:
             }
             es = cma.CMAEvolutionStrategy(np.clip(x0, self.space.lower_x, self.space.upper_x), s.sigma, opts)
             if s.init:
-                # the warm start itself is a candidate of the first generation, so a short run
-                # (the quick budget) never reports a best worse than the result it started from;
-                # injected as the genotype whose bound-transformed candidate is exactly x0
+                # the warm start itself (with the overrides' start values, if any) is a candidate
+                # of the first generation, so a short run (the quick budget) never reports a best
+                # worse than the point it started from; injected as the genotype whose
+                # bound-transformed candidate is exactly x0
                 x0c = np.clip(x0, self.space.lower_x, self.space.upper_x)
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es, warm_start_notes=self.warm_start_notes)
@@ -547,6 +550,8 @@ class Optimization:
         value outside narrowed bounds is refused unless clip_init (then clipped, as outside a
         parameter's own bounds)."""
         s = self.settings
+        # the overrides' start values replace the file's, unless this continues an earlier stage
+        starts = {} if s.warm_start_wins else self.space.starts
         try:
             creature, params = read_parameter_sections(path)
         except ParameterError as exc:
@@ -574,7 +579,11 @@ class Optimization:
             # parameters of another creature's shared structure (e.g. HumanLegs -> Human) carry
             # over and the rest keep their defaults; a file of this creature must be complete
             # (but for the fixed parameters, which take their fixed value anyway)
-            missing = [e.name for e in self.space.optimized if e.name not in flat and not e.extension]
+            missing = [
+                e.name
+                for e in self.space.optimized
+                if e.name not in flat and not e.extension and e.name not in starts
+            ]
             if unknown or missing:
                 what = (
                     f"{len(missing)} parameters missing (e.g. {missing[0]})"
@@ -589,7 +598,7 @@ class Optimization:
         outside = [
             (e.name, flat[e.name], e.lower, e.upper)
             for e in self.space.optimized
-            if e.name in flat and e.name not in self.space.starts and not e.lower <= flat[e.name] <= e.upper
+            if e.name in flat and e.name not in starts and not e.lower <= flat[e.name] <= e.upper
         ]
         if outside and not s.clip_init:
             name, value, lo, hi = outside[0]
@@ -624,7 +633,7 @@ class Optimization:
                 f"fixed parameters take their fixed value, not the warm start's: {len(replaced)}: "
                 + _first(f"{n} {old:g} -> {v:g}" for n, old, v in replaced)
             )
-        started = [(n, flat[n], v) for n, v in self.space.starts.items() if n in flat and flat[n] != v]
+        started = [(n, flat[n], v) for n, v in starts.items() if n in flat and flat[n] != v]
         if started:
             notes.append(
                 f"start values replace the warm start's: {len(started)}: "
@@ -632,7 +641,7 @@ class Optimization:
             )
         self.warm_start_notes = notes
         values = {k: v for k, v in flat.items() if k not in unknown}
-        values.update(self.space.starts)
+        values.update(starts)
         return self.space.x_from_values(values)
 
     # ------------------------------------------------------------------ loop

@@ -46,7 +46,8 @@ start's value for it is replaced (log.txt says so). Narrowed bounds are the para
 for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
 as of a full one), a default outside them starts at the nearest bound, and a warm-start value
 outside them is refused unless --clip-init (then clipped). A start value is the CMA-ES mean's
-start for that parameter, with or without a warm start (log.txt lists the replaced values). The
+start for that parameter, with or without a warm start (log.txt lists the replaced values), in
+the first stage; a later stage continues from the best of the one before. The
 names are checked against the creature when the file is loaded (optimize.space: parse_overrides,
 resolve_overrides); a stage's checkpoint keeps the overrides it started with and running the file
 again with other ones is refused.

@@ -200,6 +200,7 @@ def stage_settings(
         task=exp.task,
         parameters=dict(exp.parameters),
         init=init,
+        warm_start_wins=index > 0,
         init_other_creature=exp.init_from_other_creature and index == 0,
         command=command,
         **options,

@@ -164,12 +164,45 @@ def test_stance_tibialis_soleus_force_inhibits_the_dorsiflexor():
     assert np.count_nonzero(change) == 1
 
 
-def test_ankle_dorsiflexion_of_the_base_pose_is_the_models_base_angles():
+def test_ankle_dorsiflexion_is_the_foot_pitch_relative_to_the_lower_leg():
     from musclewalk.control.rotations import rot_z
     from musclewalk.control.targets import ankle_dorsiflexion
 
-    lower_pitch, foot_pitch = -0.2, 0.15  # world pitches about Z
+    lower_pitch, foot_pitch = -0.2, 0.15  # world pitches about Z (toes / knee forward = +)
     assert ankle_dorsiflexion(rot_z(lower_pitch), rot_z(foot_pitch)) == pytest.approx(0.35)
+
+
+@pytest.mark.parametrize("theta_off, stretch", [(0.0, 0.0), (0.1, 0.1), (-0.1, 0.0)])
+def test_stance_tibialis_measures_the_ankle_from_the_models_base_pose(theta_off, stretch):
+    """A creature whose base pose is crouched (the Ostrich's base angles): in that pose the ankle
+    is at 0 from its base pose, so the reflex acts only for theta_off above 0."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller, ControlModel
+    from musclewalk.control.rotations import rot_z
+
+    creature = build_creature()
+    upper0, knee0, ankle0 = 0.8727, 1.3963, 0.2618
+    crouched = ControlModel.from_dict(
+        {**creature.model.to_dict(), "upper_leg_pitch0": upper0, "knee0": knee0, "ankle0": ankle0}
+    )
+    cm = crouched
+    sensors = base_sensors(creature)
+    for leg in (0, 1):
+        sensors.body_R[cm.upper_body[leg]] = rot_z(upper0)
+        sensors.body_R[cm.lower_body[leg]] = rot_z(upper0 - knee0)
+        sensors.body_R[cm.foot_body[leg]] = rot_z(ankle0)
+
+    def feedback(gain):
+        params = zero_constants(cm)
+        params.update({"stance_tibialis.stretch_gain": gain, "stance_tibialis.theta_off": theta_off})
+        controller = Controller(cm, params)
+        controller.step(sensors)
+        return controller.feedback.copy()
+
+    change = feedback(2.0) - feedback(0.0)
+    assert change[creature.index("tibialis_anterior_r")] == pytest.approx(2.0 * stretch, abs=1e-9)
+    assert np.count_nonzero(np.abs(change) > 1e-12) == (1 if stretch else 0)
 
 
 def _trunk_damping_feedback(time_constant: float, omega: float = 1.0) -> np.ndarray:
@@ -199,5 +232,5 @@ def test_angular_velocity_filter_low_passes_the_kw_terms():
     dt = build_creature().model.dt
     tau = 0.02
     filtered = _trunk_damping_feedback(tau) - _trunk_damping_feedback(tau, omega=0.0)
-    # first-order low-pass: one control interval after the jump, dt / (tau + dt) of it
-    np.testing.assert_allclose(filtered, raw * dt / (tau + dt), atol=1e-12)
+    # first-order low-pass: one control interval after the jump, 1 - exp(-dt / tau) of it
+    np.testing.assert_allclose(filtered, raw * -np.expm1(-dt / tau), atol=1e-12)

@@ -97,7 +97,9 @@ def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(smal
         "stance_tibialis.*": {"free": True},
         "stance_tibialis.stretch_gain": {"start": 1.0},
     }
-    with pytest.raises(Exception, match=r"also matched"):
+    from musclewalk.optimize.space import OverrideError
+
+    with pytest.raises(OverrideError, match=r"also matched"):
         ParameterSpace.of_creature("HumanLegs", started)
     started = {
         "stance_tibialis.stretch_gain": {"start": 1.0},
@@ -128,6 +130,14 @@ def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(smal
     assert values["knee.theta"] == pytest.approx(overrides["knee.theta"]["start"])
     assert values["lift.hip"] == pytest.approx(best["parameters"]["controller"]["lift.hip"])
     assert any("start values replace the warm start's: 2" in n for n in opt.warm_start_notes)
+    # a later stage of an experiment continues the stage before it: the warm start wins
+    later = Optimization(
+        small_settings(init=str(warm), parameters=started, warm_start_wins=True),
+        tmp_path / "stage2",
+        progress=False,
+    )
+    assert later.space.values(later._warm_start(warm))["stance_tibialis.stretch_gain"] == pytest.approx(3.0)
+    assert not any("start values" in n for n in later.warm_start_notes)
 
 
 @pytest.mark.parametrize(
