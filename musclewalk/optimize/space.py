@@ -21,8 +21,9 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
   coordinate) and ``values`` always gives it the value v (within its own bounds).
 * ``{start: v}`` (alone or with the fields above but fixed): the CMA-ES mean starts at v for this
   parameter, in place of its default and of a warm start's value (within the bounds, narrowed or
-  not; ``Settings.warm_start_wins``, a later stage of an experiment, keeps the warm start's). A feature beyond the paper whose gains start at 0, their lower bound, is barely explored
-  from a warm start with a small sigma; a start value switches it on where the search begins.
+  not; ``Settings.warm_start_wins``, a later stage of an experiment, keeps the warm start's). A
+  feature beyond the paper whose gains start at 0, their lower bound, is barely explored from a
+  warm start with a small sigma; a start value switches it on where the search begins.
 * ``{free: true}``: optimized within its own bounds; only for the parameters of a controller
   feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``). Those stay at
   their defaults, where the feature is off, unless an override names one of them (free, narrowed
