@@ -54,7 +54,7 @@ def full_space():
         (
             {"routing.*": {"fixed": 0.5, "lower": 0.1}},
             "parameters[routing.*].fixed",
-            "no lower, upper or free",
+            "no lower, upper, free or start",
         ),
         ({"knee_overextension.*": {"free": 1}}, "parameters[knee_overextension.*].free", "expected true"),
         ({"knee.thetaa": {"lower": 0.0}}, "parameters[knee.thetaa]", "matches no parameter"),
