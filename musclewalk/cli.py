@@ -320,8 +320,13 @@ def _new_run_settings(args, given: dict):
     if "speed" not in values:
         raise UsageError(f"--speed: required for a new run (the task '{args.task or 'walk'}' gives none)")
     limit = {} if args.generations is None else {"generations": args.generations}
+    source = {"parameters_source": "--parameters"} if "parameters" in values else {}
     return Settings(
-        model="", **values, **limit, command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+        model="",
+        **values,
+        **limit,
+        **source,
+        command="musclewalk " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
     )
 
 

@@ -99,6 +99,8 @@ class Settings:
     # keeps it, whatever the file)
     parameters: dict = field(default_factory=dict)  # parameter overrides (space.py: pattern ->
     # {lower, upper} or {fixed}; an experiment file's `parameters:`); {}: the full space
+    parameters_source: str = ""  # where the overrides come from, for messages ("--parameters", an
+    # experiment file); "" names the model they do not fit
     warm_start_wins: bool = False  # the warm start's values win over the overrides' start values
     # (a later stage of an experiment continues the stage before it)
     command: str = ""
@@ -449,7 +451,8 @@ class Optimization:
         try:
             self.space = ParameterSpace(self.meta, self.control_model, s.parameters)
         except OverrideError as exc:
-            raise OptimizationError(f"{ckpt if resume else s.model}: {exc}") from None
+            source = ckpt if resume else s.parameters_source or f"{s.model}"
+            raise OptimizationError(f"{source}: {exc}") from None
         s.parameters = self.space.overrides  # stored as resolved: float values
         self._check_model()
         if not resume:

@@ -199,6 +199,7 @@ def stage_settings(
         objective=exp.objective,
         task=exp.task,
         parameters=dict(exp.parameters),
+        parameters_source=str(exp.path) if exp.parameters else "",
         init=init,
         warm_start_wins=index > 0,
         init_other_creature=exp.init_from_other_creature and index == 0,

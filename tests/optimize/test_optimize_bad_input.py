@@ -193,7 +193,8 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
     [
         ("{a: [", "--parameters: not a YAML mapping"),
         ("[1]", "--parameters: expected a mapping"),
-        ("{kne.theta: {lower: 0}}", "parameters[kne.theta]: matches no parameter"),
+        ("{kne.theta: {lower: 0}}", "--parameters: parameters[kne.theta]: matches no parameter"),
+        ("{knee.theta: {start: 9}}", "--parameters: parameters[knee.theta].start: 9 is outside the bounds"),
         (
             "{'knee_overextension.*': {free: yes please}}",
             "--parameters: parameters[knee_overextension.*].free: expected true",
