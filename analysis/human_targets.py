@@ -1,6 +1,7 @@
 """Issue 14's targets for a human-like Human, measured on a run re-simulated from its committed
 files: one Markdown table per run of each target, its value (right / left), the target, the human
-value and whether it is met.
+value and whether it is met; below it what shows the gait's causes (knee-limit torque, the costliest
+muscles, the most switching excitations).
 
 For each run folder (best.json + optimized.osim): `musclewalk simulate` 10 s at the run's speed,
 `musclewalk analyze` (cost of transport) and `musclewalk compare` (cycles after 2 s against the
@@ -138,6 +139,36 @@ def target_rows(analysis: dict, comparison: dict) -> list[tuple[str, str, str, s
     return rows
 
 
+def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
+    """Where the gait's causes show (not targets): the knee-limit torque, the costliest muscles
+    and the most switching excitations, from `musclewalk analyze`; empty for an analysis without
+    them."""
+    lines = []
+    limits = analysis.get("joint_limit_torques") or {}
+    knees = [limits[k]["mean_abs_Nm"] for k in ("limit_knee_angle_r", "limit_knee_angle_l") if k in limits]
+    if knees:
+        lines.append(f"knee-limit torque, mean |τ|, N m: {_fmt(knees, '.1f')}")
+    energy = analysis.get("metabolic_by_muscle") or {}
+    if energy:
+        costliest = [
+            (name, sum(v for k, v in row.items() if k.endswith("_W")), row["mean_activation"])
+            for name, row in list(energy.items())[:shown]
+        ]
+        lines.append(
+            "costliest muscles, W (mean activation): "
+            + ", ".join(f"{name} {watts:.0f} ({activation:.2f})" for name, watts, activation in costliest)
+        )
+    variation = analysis.get("excitation_variation") or {}
+    if variation:
+        lines.append(
+            "most switching excitations, per s: "
+            + ", ".join(
+                f"{name} {row['variation_per_s']:.0f}" for name, row in list(variation.items())[:shown]
+            )
+        )
+    return lines
+
+
 def table(name: str, analysis: dict, comparison: dict) -> str:
     rows = target_rows(analysis, comparison)
     met = sum(r[4] for r in rows)
@@ -151,6 +182,9 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
         f"| {m} | {value} | {goal} | {human} | {'yes' if ok else 'no'} |"
         for m, value, goal, human, ok in rows
     ]
+    extra = diagnostics(analysis)
+    if extra:
+        lines += ["", *(f"- {line}" for line in extra)]
     return "\n".join(lines) + "\n"
 
 

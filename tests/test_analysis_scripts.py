@@ -70,6 +70,22 @@ def test_human_targets_judge_each_figure():
     }
     assert all(met for *_, met in target_rows(analysis, comparison))
     assert table("x", analysis, comparison).startswith("x: 16 of 16 targets met")
+    # below the table, the causes `musclewalk analyze` shows
+    causes = {
+        "joint_limit_torques": {
+            "limit_knee_angle_r": {"mean_abs_Nm": 73.7},
+            "limit_knee_angle_l": {"mean_abs_Nm": 73.8},
+        },
+        "metabolic_by_muscle": {
+            "vasti_r": {"activation_heat_W": 100.0, "positive_work_W": 57.0, "mean_activation": 0.42}
+        },
+        "excitation_variation": {"hip_abductor_posterior_l": {"variation_per_s": 31.3}},
+    }
+    assert table("x", {**analysis, **causes}, comparison).splitlines()[-3:] == [
+        "- knee-limit torque, mean |τ|, N m: 73.7 / 73.8",
+        "- costliest muscles, W (mean activation): vasti_r 157 (0.42)",
+        "- most switching excitations, per s: hip_abductor_posterior_l 31",
+    ]
     # a knee locked straight in stance and a plantarflexing stance ankle (the committed Human's)
     for s in "rl":
         comparison["curves"][f"{s}.knee_flexion"]["mean"] = [-2.0] * 20 + [40.0] * 31
