@@ -117,7 +117,15 @@ def _cmd_simulate(args):
         terminate=not args.no_terminate,
     )
     terrain = _terrain(args)
-    sim, result = simulate(args.model, scenario, params, meta=meta, terrain=terrain, source=str(args.params))
+    sim, result = simulate(
+        args.model,
+        scenario,
+        params,
+        meta=meta,
+        terrain=terrain,
+        source=str(args.params),
+        accuracy=args.accuracy,
+    )
     write_outputs(
         args.out,
         sim,
@@ -130,6 +138,7 @@ def _cmd_simulate(args):
             turn_rate_deg=args.turn_rate,
             seed=args.seed,
             terrain_slope_deg=args.terrain_slope,
+            integrator_accuracy=sim.engine.accuracy,
         ),
     )
     print(summary_line(meta.creature, result.summary(scenario), args.out))
@@ -157,6 +166,8 @@ def _simulate_options(args) -> list:
     )
     if args.terrain_slope is not None:
         _number("--terrain-slope", args.terrain_slope, "a finite slope (deg)")
+    if args.accuracy is not None:
+        _number("--accuracy", args.accuracy, "an integrator accuracy in (0, 0.1]", lambda v: 0 < v <= 0.1)
     if args.random_pushes < 0:
         raise UsageError(f"--random-pushes: expected a count >= 0, got {args.random_pushes}")
     if args.seed < 0:
@@ -603,6 +614,12 @@ def _add_simulate_command(sub) -> None:
         "--control-interval", type=float, default=CONTROL_INTERVAL, help=f"s (<= {CONTROL_INTERVAL:g})"
     )
     s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
+    s.add_argument(
+        "--accuracy",
+        type=float,
+        help="integrator accuracy (default: the model's, models/physics.yaml): how much a result "
+        "depends on the integration error",
+    )
     s.set_defaults(func=_cmd_simulate)
 
 

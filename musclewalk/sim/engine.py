@@ -147,9 +147,8 @@ class OpenSimEngine:
         self.coordinates = [coords.get(i) for i in range(coords.getSize())]
         self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
         method, model_accuracy = integrator_settings(meta)
-        self.manager = self._make_manager(
-            integrator or method, accuracy if accuracy is not None else model_accuracy, min_step
-        )
+        self.accuracy = accuracy if accuracy is not None else model_accuracy
+        self.manager = self._make_manager(integrator or method, self.accuracy, min_step)
         self.state = None
 
     def _load_model(self):

@@ -87,11 +87,12 @@ def run_settings(
     turn_rate_deg: float = 0.0,
     seed: int = 0,
     terrain_slope_deg: float | None = None,
+    integrator_accuracy: float | None = None,
 ) -> dict:
     """The settings of a run that summary.json records beside its result (``extra_summary`` of
     `write_outputs`): the parameter file (None: "defaults"), the scenario's pushes (given and
     random), the initial heading (deg) and turning velocity (deg/s) as given, the seed and the
-    terrain's maximum slope (deg; None: flat ground)."""
+    terrain's maximum slope (deg; None: flat ground) and the integrator accuracy used."""
     return {
         "parameters": str(parameters) if parameters else "defaults",
         "pushes": [p.__dict__ for p in scenario.pushes],
@@ -99,6 +100,7 @@ def run_settings(
         "turn_rate_deg_s": turn_rate_deg,
         "seed": seed,
         "terrain_max_slope_deg": terrain_slope_deg,
+        "integrator_accuracy": integrator_accuracy,
     }
 
 

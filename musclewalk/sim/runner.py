@@ -231,15 +231,19 @@ def simulate(
     meta: ModelMeta | None = None,
     terrain=None,
     source: str = "parameters",
+    accuracy: float | None = None,
 ) -> tuple[Simulator, SimulationResult]:
     """(simulator, recorded result) of one run of ``model`` (.osim; ``meta`` its metadata, read
     from beside it if None) in ``scenario``, on ``terrain`` (a RampTerrain; None: flat ground),
-    with controller and initial-state ``params`` (None: the defaults), which are checked
+    with controller and initial-state ``params`` (None: the defaults), at the integrator
+    ``accuracy`` (None: the model's, models/physics.yaml), with the parameters checked
     (ParameterError naming ``source``) before anything is simulated. A model OpenSim cannot
     build, or a state it refuses while simulating (e.g. an extreme initial pose), raises
     SimulationError with one line; an interrupt is passed on."""
     try:
-        sim = Simulator(model, meta=meta, control_interval=scenario.control_interval, terrain=terrain)
+        sim = Simulator(
+            model, meta=meta, control_interval=scenario.control_interval, terrain=terrain, accuracy=accuracy
+        )
     except EngineError as exc:
         raise SimulationError(str(exc)) from None
     sim.split(params, source=source)  # bad parameters fail before simulating

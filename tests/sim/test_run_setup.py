@@ -163,7 +163,7 @@ class _FakeSimulator:
     fail: dict = {}
     made: list = []
 
-    def __init__(self, model, meta=None, control_interval=None, terrain=None):
+    def __init__(self, model, meta=None, control_interval=None, terrain=None, accuracy=None):
         if "init" in self.fail:
             raise self.fail["init"]
         self.calls = [("init", model, meta, control_interval, terrain)]
@@ -279,9 +279,16 @@ def test_run_settings():
         "turn_rate_deg_s": 0.0,
         "seed": 0,
         "terrain_max_slope_deg": None,
+        "integrator_accuracy": None,
     }
     settings = run_settings(
-        Scenario(), Path("run/best.json"), heading_deg=20.0, turn_rate_deg=12.0, seed=3, terrain_slope_deg=5.0
+        Scenario(),
+        Path("run/best.json"),
+        heading_deg=20.0,
+        turn_rate_deg=12.0,
+        seed=3,
+        terrain_slope_deg=5.0,
+        integrator_accuracy=0.003,
     )
     assert settings == {
         "parameters": "run/best.json",
@@ -290,6 +297,7 @@ def test_run_settings():
         "turn_rate_deg_s": 12.0,
         "seed": 3,
         "terrain_max_slope_deg": 5.0,
+        "integrator_accuracy": 0.003,
     }
     json.dumps(settings)
 

@@ -184,6 +184,9 @@ def test_out_holding_the_model(built_models, old_run, capfd, no_simulation, one_
         ("--terrain-slope", "nan"),
         ("--terrain-slope", "60"),
         ("--random-pushes", "-1"),
+        ("--accuracy", "0"),
+        ("--accuracy", "nan"),
+        ("--accuracy", "0.5"),
     ],
 )
 def test_bad_number_is_one_line_before_simulating(
@@ -194,3 +197,13 @@ def test_bad_number_is_one_line_before_simulating(
     assert line.startswith(f"musclewalk simulate: error: {option}:"), line
     assert not out.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_accuracy_option_sets_the_integrators_and_is_recorded(built_models, tmp_path):
+    """--accuracy replaces the model's integrator accuracy (models/physics.yaml) for one run;
+    summary.json records the accuracy used either way."""
+    default, tighter = tmp_path / "default", tmp_path / "tighter"
+    assert _simulate(built_models, default) == 0
+    assert _simulate(built_models, tighter, "--accuracy", "0.003") == 0
+    used = [json.loads((d / "summary.json").read_text())["integrator_accuracy"] for d in (default, tighter)]
+    assert used == [0.01, 0.003]
