@@ -302,34 +302,24 @@ class ParameterSpace:
     def describe_overrides(self, shown: int = 3) -> list[str]:
         """Lines for log.txt: the fixed, the narrowed and the started parameters (count, the first
         few)."""
-        lines = []
-        if self.fixed:
-            items = list(self.fixed.items())
-            more = ", ..." if len(items) > shown else ""
-            lines.append(
-                f"fixed parameters (not optimized): {len(items)}: "
-                + ", ".join(f"{n} = {v:g}" for n, v in items[:shown])
-                + more
-            )
+
+        def listed(label: str, entries: list[str]) -> list[str]:
+            if not entries:
+                return []
+            more = ", ..." if len(entries) > shown else ""
+            return [f"{label}: {len(entries)}: " + ", ".join(entries[:shown]) + more]
+
+        lines = listed("fixed parameters (not optimized)", [f"{n} = {v:g}" for n, v in self.fixed.items()])
         on = sorted({e.extension for e in self.optimized if e.extension})
         if on:
             lines.append(f"controller features beyond the paper, optimized: {', '.join(on)}")
-        if self.narrowed:
-            items = list(self.narrowed.items())
-            more = ", ..." if len(items) > shown else ""
-            lines.append(
-                f"narrowed parameters: {len(items)}: "
-                + ", ".join(f"{n} [{lo:g}, {hi:g}]" for n, (lo, hi) in items[:shown])
-                + more
-            )
-        if self.starts:
-            items = list(self.starts.items())
-            more = ", ..." if len(items) > shown else ""
-            lines.append(
-                f"start values (in place of the defaults and a warm start's): {len(items)}: "
-                + ", ".join(f"{n} = {v:g}" for n, v in items[:shown])
-                + more
-            )
+        lines += listed(
+            "narrowed parameters", [f"{n} [{lo:g}, {hi:g}]" for n, (lo, hi) in self.narrowed.items()]
+        )
+        lines += listed(
+            "start values (in place of the defaults and a warm start's)",
+            [f"{n} = {v:g}" for n, v in self.starts.items()],
+        )
         return lines
 
     @staticmethod

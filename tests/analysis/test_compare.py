@@ -3,12 +3,11 @@ the normative reference, and a lab trial (OpenSim's subject01) through the same 
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 from lxml import etree
 
 from musclewalk.analysis import compare, gait, reference
@@ -27,12 +26,7 @@ needs_subject = pytest.mark.skipif(not SUBJECT.is_dir(), reason="../shared/refer
 
 
 def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "musclewalk.cli", "compare", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return run_cli("compare", *args)
 
 
 def test_the_reference_scored_against_itself_is_perfect():
@@ -148,24 +142,7 @@ def test_a_flipped_knee_axis_gives_the_same_knee_flexion(tmp_path):
 
 def test_a_run_without_a_complete_cycle_is_one_error_and_writes_nothing(built_models, tmp_path):
     sim = tmp_path / "sim"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "musclewalk.cli",
-            "simulate",
-            str(built_models["HumanLegs"]),
-            "--speed",
-            "1.3",
-            "--duration",
-            "0.3",
-            "--out",
-            str(sim),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    r = run_cli("simulate", built_models["HumanLegs"], "--speed", "1.3", "--duration", "0.3", "--out", sim)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "cmp"
     r = cli(sim, "-o", out)

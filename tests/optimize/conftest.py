@@ -29,15 +29,6 @@ def small_settings(humanlegs_osim):
 @pytest.fixture(scope="session")
 def optimize_cli():
     """Runs ``musclewalk optimize ARGS...`` in a subprocess; returns the CompletedProcess."""
-    import subprocess
-    import sys
+    from cli_run import run_cli
 
-    def run(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "musclewalk.cli", "optimize", *map(str, args)],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-
-    return run
+    return lambda *args: run_cli("optimize", *args)
