@@ -7,7 +7,8 @@ Run directory:
   best.json        named parameters of the best solution so far, with its objective terms
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
-  log.txt          command, seed, versions, machine, wall time, stop reason, failed evaluations
+  log.txt          command, seed, versions, machine, wall time, stop reason, failed evaluations,
+                   and the "note:" lines people added (kept when the log is rewritten)
   .musclewalk.lock held (flock) by the optimizer for the life of the run
 
 A new run needs an empty (or new) --out; --resume needs the run's checkpoint and refuses settings
@@ -913,4 +914,14 @@ class Optimization:
                 else "failed evaluations (generation, candidate, why):"
             )
             lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
+        lines += self._log_notes()
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())
+
+    def _log_notes(self) -> list[str]:
+        """The "note:" lines of the run's log.txt (what people wrote about the run, e.g. why it
+        was stopped and how to resume it), kept when the log is rewritten."""
+        try:
+            text = (self.out / "log.txt").read_text(errors="replace")
+        except FileNotFoundError:
+            return []
+        return [line for line in text.splitlines() if line.startswith("note:")]

@@ -136,10 +136,17 @@ def test_a_run_started_resumed_and_reported(humanlegs_osim, tmp_path):
         resume_run(str(humanlegs_osim), out, requested={"seed": 6})
     with pytest.raises(OptimizationError, match="the run optimizes 'HumanLegs', not 'Human'"):
         resume_run("Human", out)
+    # a note someone added to log.txt (why it stopped, how to resume) survives the rewrites
+    note = "note: stopped after generation 1 to free the cores; resume with ..."
+    with open(out / "log.txt", "a") as log:
+        log.write(note + "\n")
     opt = resume_run("HumanLegs", out, generations=2, requested={"seed": 5, "workers": 1}, progress=False)
     assert complete_run(opt, lines.append).generation == 2
     saved, _ = load_checkpoint(out / CHECKPOINT)
     assert saved.generations == 2 and saved.model == str(humanlegs_osim)
+    log = (out / "log.txt").read_text().splitlines()
+    assert "generations: 2, evaluations: 4, failed evaluations: 0" in log
+    assert log.count(note) == 1
 
 
 def test_an_experiment_runs_its_stages_and_resumes(tmp_path):
