@@ -52,7 +52,7 @@ from .jacobian import feature_muscle_forces
 from .model import SIDE_INDEX, ControlModel
 from .params import (
     controller_parameter_specs,
-    is_stance_dorsiflexor,
+    is_uniarticular_dorsiflexor,
     is_uniarticular_plantarflexor,
     validate_parameters,
 )
@@ -268,7 +268,10 @@ class Controller:
         self._ta_soleus_inhibition = p.get("stance_tibialis.soleus_inhibition", 0.0)
         self._ankle_dorsiflexion0 = cm.ankle0 - self._lower_leg_pitch0
         self._stance_dorsiflexor = np.array(
-            [[m.side == side and is_stance_dorsiflexor(m.roles) for m in muscles] for side in ("r", "l")],
+            [
+                [m.side == side and is_uniarticular_dorsiflexor(m.roles) for m in muscles]
+                for side in ("r", "l")
+            ],
             dtype=float,
         )
         soleus = np.array(

@@ -316,7 +316,7 @@ def controller_parameter_specs(control_model) -> list:
             KNEE_OVEREXTENSION,
         )
     )
-    if any(is_stance_dorsiflexor(m.roles) for m in cm.muscles):
+    if any(is_uniarticular_dorsiflexor(m.roles) for m in cm.muscles):
         specs.extend(_stance_tibialis_specs(fb))
     # beyond the paper: the kw terms of eq 15 act on low-pass filtered angular velocities. On the
     # committed Human the stance hip muscles switch 0 <-> 1 at about 25 Hz, driven by the trunk's
@@ -354,7 +354,7 @@ def controller_parameter_specs(control_model) -> list:
     return specs
 
 
-def is_stance_dorsiflexor(roles) -> bool:
+def is_uniarticular_dorsiflexor(roles) -> bool:
     """A uniarticular ankle dorsiflexor (tibialis anterior): spans the ankle, not the knee, and is no
     ankle extensor."""
     return "ankle" in roles and "ankle_extensor" not in roles and "knee" not in roles

@@ -140,15 +140,17 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
 
 def resolve_overrides(
     overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]
-) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
-    """(fixed value by name, narrowed (lower, upper) by name), both in ``specs`` order, of the
-    stored overrides on the parameters ``specs``. OverrideError naming the key for a pattern
-    that matches nothing, a parameter matched by two keys, a bound or fixed value outside a
-    parameter's own bounds, lower >= upper, or nothing left to optimize."""
+) -> tuple[dict[str, float], dict[str, tuple[float, float]], dict[str, float]]:
+    """(fixed value by name, narrowed (lower, upper) by name, start value by name), each in
+    ``specs`` order, of the stored overrides on the parameters ``specs``. OverrideError naming the
+    key for a pattern that matches nothing, a parameter matched by two keys, a bound, fixed or
+    start value outside a parameter's own bounds (a start also outside narrowed ones), lower >=
+    upper, or nothing left to optimize."""
     names = [s.name for s in specs]
     matched_by: dict[str, str] = {}
     fixed: dict[str, float] = {}
     narrowed: dict[str, tuple[float, float]] = {}
+    starts: dict[str, float] = {}
     for pattern, spec in overrides.items():
         matches = [s for s in specs if fnmatchcase(s.name, pattern)]
         if not matches:
@@ -184,17 +186,20 @@ def resolve_overrides(
                     )
                 if "lower" in spec or "upper" in spec:
                     narrowed[s.name] = (lower, upper)
-                if "start" in spec and not lower <= spec["start"] <= upper:
-                    raise OverrideError(
-                        _key(pattern, "start"),
-                        f"{spec['start']:g} is outside the narrowed bounds "
-                        f"[{lower:g}, {upper:g}] of {s.name}",
-                    )
+                if "start" in spec:
+                    if not lower <= spec["start"] <= upper:
+                        raise OverrideError(
+                            _key(pattern, "start"),
+                            f"{spec['start']:g} is outside the narrowed bounds "
+                            f"[{lower:g}, {upper:g}] of {s.name}",
+                        )
+                    starts[s.name] = spec["start"]
     order = {n: i for i, n in enumerate(names)}
-    return (
-        dict(sorted(fixed.items(), key=lambda kv: order[kv[0]])),
-        dict(sorted(narrowed.items(), key=lambda kv: order[kv[0]])),
-    )
+
+    def in_order(values: dict) -> dict:
+        return dict(sorted(values.items(), key=lambda kv: order[kv[0]]))
+
+    return in_order(fixed), in_order(narrowed), in_order(starts)
 
 
 class ParameterSpace:
@@ -207,14 +212,8 @@ class ParameterSpace:
     def __init__(self, meta: ModelMeta, control_model, overrides: Mapping | None = None):
         specs = parameter_specs(meta, control_model)
         self.overrides = parse_overrides(overrides)
-        self.fixed, self.narrowed = resolve_overrides(self.overrides, specs)
-        # start values of optimized parameters (they replace a default and a warm start's value)
-        self.starts: dict[str, float] = {
-            e.name: spec["start"]
-            for e in specs
-            for pattern, spec in self.overrides.items()
-            if "start" in spec and fnmatchcase(e.name, pattern)
-        }
+        # starts: values of optimized parameters that replace a default and a warm start's value
+        self.fixed, self.narrowed, self.starts = resolve_overrides(self.overrides, specs)
         named = {e.name for e in specs if any(fnmatchcase(e.name, p) for p in self.overrides)}
         features_on = {e.extension for e in specs if e.extension and e.name in named}
         # parameters of features beyond the paper that this run keeps off, at their defaults
