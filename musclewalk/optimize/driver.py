@@ -102,7 +102,6 @@ class Settings:
     # {lower, upper} or {fixed}; an experiment file's `parameters:`); {}: the full space
     parameters_source: str = ""  # where the overrides come from, for messages ("--parameters", an
     # experiment file); "" names the model they do not fit
-    warm_start_wins: bool = False  # the warm start's values win over the overrides' start values
     # (a later stage of an experiment continues the stage before it)
     command: str = ""
 
@@ -554,8 +553,8 @@ class Optimization:
         value outside narrowed bounds is refused unless clip_init (then clipped, as outside a
         parameter's own bounds)."""
         s = self.settings
-        # the overrides' start values replace the file's, unless this continues an earlier stage
-        starts = {} if s.warm_start_wins else self.space.starts
+        # the overrides' start values replace the file's
+        starts = self.space.starts
         try:
             creature, params = read_parameter_sections(path)
         except ParameterError as exc:

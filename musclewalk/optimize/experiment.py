@@ -29,6 +29,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         speed: 1.6                     # optional: the stage's target speed (a target-speed
                                        # continuation; the last stage runs at the file's speed)
         stop_when_walking: true        # move on once a candidate ran the full t_max
+        parameters:                    # optional: this stage's own overrides, over the file's
+          knee.theta: {lower: -0.1, start: -0.1}   # (a key here replaces the same key there)
     parameters:                        # optional: the search space of every stage
       knee.theta: {lower: 0.0}         # narrowed bounds (lower and/or upper, absolute values
                                        # within the parameter's own bounds)
@@ -46,24 +48,30 @@ start's value for it is replaced (log.txt says so). Narrowed bounds are the para
 for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
 as of a full one), a default outside them starts at the nearest bound, and a warm-start value
 outside them is refused unless --clip-init (then clipped). A start value is the CMA-ES mean's
-start for that parameter, with or without a warm start (log.txt lists the replaced values), in
-the first stage; a later stage continues from the best of the one before. The
-names are checked against the creature when the file is loaded (optimize.space: parse_overrides,
-resolve_overrides); a stage's checkpoint keeps the overrides it started with and running the file
-again with other ones is refused.
+start for that parameter, with or without a warm start (log.txt lists the replaced values).
+
+A stage's search space (``Stage.parameters``) is the file's ``parameters`` with the stage's own
+over them, key by key. The file's start values apply to the first stage only: a later stage
+continues from the best of the one before (optimize.space.without_starts), unless its own
+parameters give a start. So a constraint continuation is data: each stage narrows a bound a step
+further and starts that parameter at it, e.g. a knee target moved out of hyperextension in steps
+while the rest of the gait adapts. The names are checked against the creature when the file is
+loaded (optimize.space: parse_overrides, resolve_overrides); a stage's checkpoint keeps the
+overrides it started with and running the file again with other ones is refused.
 
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
 the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io_checks import read_yaml
-from .space import OverrideError, ParameterSpace, parse_overrides
+from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
 from .task import DEFAULT_TASK, Task, TaskError
 
 STAGE_KEYS = {
@@ -130,6 +138,8 @@ class Stage:
     popsize: int = 20
     stop_when_walking: bool = False
     scale_passive: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)  # the stage's search space (the file's
+    # overrides with the stage's own over them, stored form); {}: the full space
 
 
 @dataclass(frozen=True)
@@ -144,8 +154,8 @@ class Experiment:
     init_from_other_creature: bool = False
     description: str = ""
     task: str = DEFAULT_TASK  # a name in models/tasks/ or the absolute path of a task file
-    parameters: dict = field(default_factory=dict)  # parameter overrides (optimize.space), stored
-    # form: pattern -> {lower, upper} or {fixed} as floats; {}: the full search space
+    parameters: dict = field(default_factory=dict)  # the file's parameter overrides
+    # (optimize.space), stored form; each stage's own space is Stage.parameters
     variant: str = ""  # "" or the run-name suffix of an experiment beside others of its run
 
     def stage_dir(self, out: Path, index: int) -> Path:
@@ -180,7 +190,7 @@ class Experiment:
         other = data.get("init_from_other_creature", False)
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
-        parameters = cls._parameters(data.get("parameters"), creature, err)
+        parameters = cls._overrides(data.get("parameters"), "parameters", err)
         defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
         if "speed" in defaults:
             raise err(
@@ -188,6 +198,7 @@ class Experiment:
             )
         defaults.setdefault("duration", task.duration)
         stages = cls._stages(data.get("stages"), defaults, path, err)
+        stages = cls._stage_spaces(stages, parameters, creature, err)
         if stages[-1].speed not in (None, speed):
             raise err(
                 f"stages[{len(stages) - 1}].speed",
@@ -287,30 +298,51 @@ class Experiment:
                 isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scale.values()
             ):
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
-            own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive")}
+            own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive", "parameters")}
             values = {**defaults, **cls._stage_values(own, key, err)}
             stages.append(
-                Stage(name=name, scale_passive={str(k): float(v) for k, v in scale.items()}, **values)
+                Stage(
+                    name=name,
+                    scale_passive={str(k): float(v) for k, v in scale.items()},
+                    parameters=cls._overrides(raw.get("parameters"), f"{key}.parameters", err),
+                    **values,
+                )
             )
         return tuple(stages)
 
     @staticmethod
-    def _parameters(raw, creature: str, err) -> dict:
-        """The parameter overrides in their stored form, checked against the creature's
-        parameters (its template's, without building the model)."""
+    def _overrides(raw, key: str, err) -> dict:
+        """Parameter overrides in their stored form (structure only; _stage_spaces checks them
+        against the creature)."""
         try:
-            parameters = parse_overrides(raw)
+            return parse_overrides(raw)
         except OverrideError as exc:
-            raise err(exc.key, exc.reason) from None
-        if not parameters:
-            return parameters
+            raise err(exc.key.replace("parameters", key, 1), exc.reason) from None
+
+    @staticmethod
+    def _stage_spaces(stages: tuple, parameters: dict, creature: str, err) -> tuple[Stage, ...]:
+        """The stages with their search spaces: the file's overrides (without their start
+        values after the first stage) and each stage's own over them, checked against the
+        creature's parameters (its template's, without building the model); an error names the
+        key where it was written."""
+        if not parameters and not any(stage.parameters for stage in stages):
+            return stages
         try:
-            ParameterSpace.of_creature(creature, parameters)
-        except OverrideError as exc:
-            raise err(exc.key, exc.reason) from None
+            full = ParameterSpace.of_creature(creature)
         except (ValueError, OSError) as exc:
             raise err("creature", f"cannot check the parameters against it: {exc}") from None
-        return parameters
+        out = []
+        for i, stage in enumerate(stages):
+            inherited = parameters if i == 0 else without_starts(parameters, full.entries)
+            space = {**inherited, **stage.parameters}
+            try:
+                ParameterSpace(full.meta, full.control_model, space)
+            except OverrideError as exc:
+                pattern = exc.key.partition("[")[2].partition("]")[0]
+                where = f"stages[{i}].parameters" if pattern in stage.parameters else "parameters"
+                raise err(exc.key.replace("parameters", where, 1), exc.reason) from None
+            out.append(dataclasses.replace(stage, parameters=space))
+        return tuple(out)
 
     @staticmethod
     def _stage_values(raw, key, err) -> dict:

@@ -183,8 +183,8 @@ def stage_settings(
 ) -> Settings:
     """The Settings of stage ``index`` of ``exp`` as a new run: the stage's speed or the file's,
     the file's objective and task (Experiment.load filled in the task's where the file gives
-    none), the stage's own values, ``init`` as its warm start, its parameter overrides (every
-    stage has the same), and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
+    none), the stage's own values, ``init`` as its warm start, its search space
+    (Stage.parameters), and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
     options = _experiment_options(exp, options)
     stage = exp.stages[index]
     return Settings(
@@ -198,10 +198,9 @@ def stage_settings(
         stop_when_walking=stage.stop_when_walking,
         objective=exp.objective,
         task=exp.task,
-        parameters=dict(exp.parameters),
-        parameters_source=str(exp.path) if exp.parameters else "",
+        parameters=dict(stage.parameters),
+        parameters_source=str(exp.path) if stage.parameters else "",
         init=init,
-        warm_start_wins=index > 0,
         init_other_creature=exp.init_from_other_creature and index == 0,
         command=command,
         **options,
@@ -228,7 +227,7 @@ def run_experiment(
     each warm-started from the best of the one before and the first from the experiment's warm
     start. A stage with a checkpoint is resumed with its own settings and model copy (and returns
     at once when it had finished), so running an experiment again continues it; it is refused when
-    the file's ``parameters`` (the search space) are no longer the stage's. ``options``: the
+    the stage's search space in the file (Stage.parameters) is no longer its checkpoint's. ``options``: the
     EXPERIMENT_OPTIONS given explicitly (Settings field names). The state of the last stage."""
     out = Path(out)
     options = _experiment_options(exp, options)
@@ -243,7 +242,7 @@ def run_experiment(
                 exp.creature,
                 stage_out,
                 generations=stage.generations,
-                requested={**options, "parameters": dict(exp.parameters)},
+                requested={**options, "parameters": dict(stage.parameters)},
                 progress=progress,
             )
         else:

@@ -21,9 +21,10 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
   coordinate) and ``values`` always gives it the value v (within its own bounds).
 * ``{start: v}`` (alone or with the fields above but fixed): the CMA-ES mean starts at v for this
   parameter, in place of its default and of a warm start's value (within the bounds, narrowed or
-  not; ``Settings.warm_start_wins``, a later stage of an experiment, keeps the warm start's). A
-  feature beyond the paper whose gains start at 0, their lower bound, is barely explored from a
-  warm start with a small sigma; a start value switches it on where the search begins.
+  not). A feature beyond the paper whose gains start at 0, their lower bound, is barely explored
+  from a warm start with a small sigma; a start value switches it on where the search begins.
+  ``without_starts`` gives the same space without start values (a later stage of an experiment,
+  which continues from the best of the stage before).
 * ``{free: true}``: optimized within its own bounds; only for the parameters of a controller
   feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``). Those stay at
   their defaults, where the feature is off, unless an override names one of them (free, narrowed
@@ -202,6 +203,21 @@ def resolve_overrides(
     return in_order(fixed), in_order(narrowed), in_order(starts)
 
 
+def without_starts(overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]) -> dict:
+    """The stored ``overrides`` without their start values, the same search space otherwise: a
+    key left with no field keeps its parameters named as ``{free: true}`` when they belong to a
+    feature beyond the paper (naming one turns the feature on) and is dropped when they are the
+    paper's (optimized anyway)."""
+    out: dict[str, dict[str, float]] = {}
+    for pattern, spec in overrides.items():
+        rest = {k: v for k, v in spec.items() if k != "start"}
+        if not rest and any(s.extension and fnmatchcase(s.name, pattern) for s in specs):
+            rest = {"free": True}
+        if rest:
+            out[pattern] = rest
+    return out
+
+
 class ParameterSpace:
     """The search space of a run. ``names`` and ``entries``: every parameter of the model
     (narrowed bounds applied; a fixed one's default is its fixed value); ``optimized``: the
@@ -210,6 +226,7 @@ class ParameterSpace:
     ``overrides``: the run's parameter overrides (module doc), None or {} for none."""
 
     def __init__(self, meta: ModelMeta, control_model, overrides: Mapping | None = None):
+        self.meta, self.control_model = meta, control_model
         specs = parameter_specs(meta, control_model)
         self.overrides = parse_overrides(overrides)
         # starts: values of optimized parameters that replace a default and a warm start's value

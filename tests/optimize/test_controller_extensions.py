@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from musclewalk.optimize.driver import Optimization, OptimizationError
-from musclewalk.optimize.space import ParameterSpace
+from musclewalk.optimize.space import ParameterSpace, without_starts
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
@@ -130,13 +130,19 @@ def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(smal
     assert values["knee.theta"] == pytest.approx(overrides["knee.theta"]["start"])
     assert values["lift.hip"] == pytest.approx(best["parameters"]["controller"]["lift.hip"])
     assert any("start values replace the warm start's: 2" in n for n in opt.warm_start_notes)
-    # a later stage of an experiment continues the stage before it: the warm start wins
+    # a later stage of an experiment continues the stage before it: its space has no start values
+    # (Experiment's stage spaces, optimize.space.without_starts), and the warm start's values stay
+    later_space = without_starts(overrides, ParameterSpace.of_creature("HumanLegs").entries)
+    assert later_space == {
+        "stance_tibialis.stretch_gain": {"free": True},
+        "stance_tibialis.theta_off": {"lower": -0.3},
+    }
     later = Optimization(
-        small_settings(init=str(warm), parameters=started, warm_start_wins=True),
-        tmp_path / "stage2",
-        progress=False,
+        small_settings(init=str(warm), parameters=later_space), tmp_path / "stage2", progress=False
     )
-    assert later.space.values(later._warm_start(warm))["stance_tibialis.stretch_gain"] == pytest.approx(3.0)
+    later_values = later.space.values(later._warm_start(warm))
+    assert later_values["stance_tibialis.stretch_gain"] == pytest.approx(3.0)
+    assert later_values["knee.theta"] == pytest.approx(best["parameters"]["controller"]["knee.theta"])
     assert not any("start values" in n for n in later.warm_start_notes)
 
 

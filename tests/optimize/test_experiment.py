@@ -8,6 +8,7 @@ import yaml
 
 from musclewalk.model.meta import load_meta
 from musclewalk.optimize.experiment import Experiment, ExperimentError
+from musclewalk.optimize.runs import stage_settings
 
 REPO_EXPERIMENTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "config" / "experiments"
 
@@ -81,6 +82,53 @@ def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key, optimiz
         Experiment.load(path)
     r = optimize_cli(path, "--out", tmp_path / "out")
     assert r.returncode == 2 and str(path) in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_stage_has_its_own_search_space_over_the_files(tmp_path):
+    """The file's overrides in every stage (its start values in the first only: a later stage
+    continues the best of the one before), each stage's own over them: a constraint continuation
+    is data."""
+    exp = Experiment.load(
+        tiny(
+            tmp_path,
+            parameters={
+                "stance_tibialis.stretch_gain": {"start": 1.0},
+                "knee.theta": {"lower": -0.2},
+                "lift.hip": {"start": 0.6},
+            },
+            stages=[
+                {"name": "first"},
+                {"name": "second", "parameters": {"knee.theta": {"lower": -0.1, "start": -0.1}}},
+            ],
+        )
+    )
+    first, second = (stage.parameters for stage in exp.stages)
+    assert first == exp.parameters
+    assert second == {
+        "stance_tibialis.stretch_gain": {"free": True},  # the feature stays on
+        "knee.theta": {"lower": -0.1, "start": -0.1},
+    }
+    # each stage runs in its own space (its start values replace the warm start's)
+    assert stage_settings(exp, 1, "first/best.json").parameters == second
+
+
+@pytest.mark.parametrize(
+    "stage_parameters, key",
+    [
+        ({"knee.thetta": {"lower": 0.0}}, "stages[1].parameters[knee.thetta]"),
+        ({"knee.theta": {"lowr": 0.0}}, "stages[1].parameters[knee.theta].lowr"),
+        ({"knee.theta": {"lower": 9.0}}, "stages[1].parameters[knee.theta].lower"),
+        ({"lift.*": {"fixed": 0.0}}, "stages[1].parameters[lift.*]: lift.hip is also matched by parameters"),
+    ],
+)
+def test_a_bad_stage_search_space_names_the_stage_and_key(tmp_path, stage_parameters, key):
+    path = tiny(
+        tmp_path,
+        parameters={"lift.hip": {"upper": 0.9}},
+        stages=[{"name": "a"}, {"name": "b", "parameters": stage_parameters}],
+    )
+    with pytest.raises(ExperimentError, match=rf"{path}: {key}".replace("[", r"\[").replace("]", r"\]")):
+        Experiment.load(path)
 
 
 def test_an_experiment_sets_what_it_sets(tmp_path, optimize_cli):

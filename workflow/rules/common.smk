@@ -232,8 +232,9 @@ def optimize_arguments(wc, input, threads):
             f"--generations {BUDGET['generations']} --seed {BUDGET['seed']} --workers {threads}")
     if exp is not None:
         args += f" --objective {exp.objective}"
-        if exp.parameters:  # the experiment's search space (e.g. a controller feature beyond the paper)
-            args += f" --parameters {shlex.quote(json.dumps(exp.parameters))}"
+        space = exp.stages[-1].parameters  # the search space of the experiment's result
+        if space:  # e.g. a controller feature beyond the paper
+            args += f" --parameters {shlex.quote(json.dumps(space))}"
     if input.init:
         args += f" --init {input.init} --sigma {BUDGET['sigma']}"
     return args
