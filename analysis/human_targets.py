@@ -18,6 +18,8 @@ below 0 deg.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -188,6 +190,18 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def no_cycle_table(name: str, analysis: dict) -> str:
+    """The table of a run that falls before `musclewalk compare` finds a gait cycle after 2 s."""
+    lines = [
+        f"{name}: no target measured: it falls after {analysis['simulated_time']:.2f} s "
+        f"({analysis['termination_reason']}), before a complete gait cycle after 2 s"
+    ]
+    extra = diagnostics(analysis)
+    if extra:
+        lines += ["", *(f"- {line}" for line in extra)]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", type=Path, nargs="+", help="run folders (best.json + optimized.osim)")
@@ -199,8 +213,19 @@ def main(argv=None) -> int:
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         for run in args.runs:
-            analysis, comparison, _ = resimulate(run, work)
-            tables.append(table(str(run), analysis, comparison))
+            try:
+                analysis, comparison, _ = resimulate(run, work)
+            except subprocess.CalledProcessError as exc:
+                # compare refuses a run without a gait cycle after 2 s: one that falls early
+                analysis_json = work / f"{run.name}-analysis.json"
+                if "compare" not in exc.cmd or not analysis_json.is_file():
+                    raise
+                analysis = json.loads(analysis_json.read_text())
+                if not analysis["terminated"]:
+                    raise
+                tables.append(no_cycle_table(str(run), analysis))
+            else:
+                tables.append(table(str(run), analysis, comparison))
             print(tables[-1], flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -100,3 +100,18 @@ def test_human_targets_judge_each_figure():
         "ankle: peak dorsiflexion in mid-stance (10-50 %), °",
         "gross metabolic cost of transport, J/(kg m)",
     ]
+    # a run that falls before a gait cycle after 2 s (compare refuses it) says so, with its causes
+    from human_targets import no_cycle_table
+
+    fell = {
+        **analysis,
+        **causes,
+        "terminated": True,
+        "simulated_time": 1.9,
+        "termination_reason": "com_height",
+    }
+    lines = no_cycle_table("x", fell).splitlines()
+    assert lines[0] == (
+        "x: no target measured: it falls after 1.90 s (com_height), before a complete gait cycle after 2 s"
+    )
+    assert lines[-1] == "- most switching excitations, per s: hip_abductor_posterior_l 31"
