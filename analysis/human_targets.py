@@ -142,9 +142,10 @@ def target_rows(analysis: dict, comparison: dict) -> list[tuple[str, str, str, s
 
 
 def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
-    """Where the gait's causes show (not targets): the knee-limit torque, the costliest muscles
-    and the most switching excitations, from `musclewalk analyze`; empty for an analysis without
-    them."""
+    """Where the gait's causes show (not targets): the knee-limit torque, the costliest muscles,
+    the muscles the target-feature feedback excites most (``excitation_sources``' remainder: the
+    feature PDs and balance through the muscles, eq 16-22 and 26-29) and the most switching
+    excitations, from `musclewalk analyze`; empty for an analysis without them."""
     lines = []
     limits = analysis.get("joint_limit_torques") or {}
     knees = [limits[k]["mean_abs_Nm"] for k in ("limit_knee_angle_r", "limit_knee_angle_l") if k in limits]
@@ -159,6 +160,24 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
         lines.append(
             "costliest muscles, W (mean activation): "
             + ", ".join(f"{name} {watts:.0f} ({activation:.2f})" for name, watts, activation in costliest)
+        )
+    sources = analysis.get("excitation_sources") or {}
+    feedback = sorted(
+        (
+            (parts["remainder"], name, phase)
+            for name, phases in sources.items()
+            for phase, parts in phases.items()
+            if parts["remainder"] > 0.0
+        ),
+        reverse=True,
+    )[:shown]
+    if feedback:
+        lines.append(
+            "largest mean excitations from target-feature feedback (name, leg phase: that part / all): "
+            + ", ".join(
+                f"{name} {phase} {part:.2f} / {sources[name][phase]['excitation']:.2f}"
+                for part, name, phase in feedback
+            )
         )
     variation = analysis.get("excitation_variation") or {}
     if variation:

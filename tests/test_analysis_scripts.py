@@ -86,6 +86,19 @@ def test_human_targets_judge_each_figure():
         "- costliest muscles, W (mean activation): vasti_r 157 (0.42)",
         "- most switching excitations, per s: hip_abductor_posterior_l 31",
     ]
+    sources = {
+        "vasti_r": {
+            "stance": {"excitation": 0.15, "constant": 0.06, "force_feedback": 0.15, "remainder": -0.06},
+            "swing": {"excitation": 0.45, "constant": 0.03, "force_feedback": 0.0, "remainder": 0.42},
+        },
+        "hamstrings_r": {
+            "stance": {"excitation": 0.43, "constant": -0.14, "force_feedback": 0.0, "remainder": 0.57}
+        },
+    }
+    assert table("x", {**analysis, "excitation_sources": sources}, comparison).splitlines()[-1] == (
+        "- largest mean excitations from target-feature feedback (name, leg phase: that part / all): "
+        "hamstrings_r stance 0.57 / 0.43, vasti_r swing 0.42 / 0.45"
+    )
     # a knee locked straight in stance and a plantarflexing stance ankle (the committed Human's)
     for s in "rl":
         comparison["curves"][f"{s}.knee_flexion"]["mean"] = [-2.0] * 20 + [40.0] * 31

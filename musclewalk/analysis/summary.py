@@ -129,7 +129,67 @@ def summarize(sim_dir) -> dict:
         "metabolic_by_muscle": by_muscle,
         "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
         "excitation_variation": _excitation_variation(names, cols("excitation"), time),
+        "excitation_sources": _excitation_sources(sim_dir, summary, meta, names, cols, dt),
     }
+
+
+def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: float) -> dict | None:
+    """Where each muscle's excitation comes from, per phase of its leg (stance: stance and lift-off;
+    swing: swing and stance preparation; a midline muscle: the whole run), as mean excitations:
+    ``constant`` (eq 30-31 with the lift-off terms of eq 24-25), ``force_feedback`` (eq 23, the
+    muscle's own force through its neural delay) and ``remainder``, the rest: the target-feature
+    and balance feedback (eq 16-22, 26-29), any controller feature beyond the paper, less what
+    the clipping to [0, 1] took off. Recomputed with the controller's own rules from the run's
+    parameter file, leg states (controller.csv) and muscle forces; None when the parameter file
+    or controller.csv is gone."""
+    from ..control.controller import Controller
+    from ..control.fsm import leg_state
+    from ..sim.bridge import control_model_from_meta
+    from ..sim.parameters import ParameterError, read_parameter_sections
+
+    try:
+        log = pd.read_csv(sim_dir / "controller.csv", usecols=["state_r", "state_l"])
+        controller_params = (
+            read_parameter_sections(summary["parameters"])[1]["controller"]
+            if summary.get("parameters") not in (None, "defaults")  # sim.outputs: no file given
+            else {}
+        )
+    except (FileNotFoundError, ParameterError, ValueError):
+        return None
+    excitation, force = cols("excitation"), cols("force")
+    if meta.muscle_model == IDEAL_MUSCLES or len(log) != len(excitation):
+        return None
+    control_model = control_model_from_meta(meta, dt)
+    controller = Controller(control_model, controller_params)
+    pairs = [(leg_state(r), leg_state(l)) for r, l in zip(log["state_r"], log["state_l"])]
+    terms = {pair: controller.state_terms(pair) for pair in set(pairs)}
+    constant = np.array([terms[pair][0] for pair in pairs])
+    force_feedback_now = np.array([terms[pair][1] for pair in pairs]) * force
+    # delivered delay_steps control steps later (control.delays, zeros at the start)
+    force_feedback = np.zeros_like(force_feedback_now)
+    for i, d in enumerate(control_model.delay_steps):
+        force_feedback[d:, i] = force_feedback_now[: len(pairs) - d, i]
+    remainder = excitation - constant - force_feedback
+    stance = np.array([[r <= 1, l <= 1] for r, l in pairs])  # LegState STANCE, LIFT_OFF
+    side = {"r": 0, "l": 1}
+    out = {}
+    for i, (name, muscle) in enumerate(zip(names, control_model.muscles)):
+        if muscle.side in side:
+            in_stance = stance[:, side[muscle.side]]
+            phases = {"stance": in_stance, "swing": ~in_stance}
+        else:
+            phases = {"run": np.ones(len(pairs), bool)}
+        out[name] = {
+            phase: {
+                "excitation": float(excitation[mask, i].mean()),
+                "constant": float(constant[mask, i].mean()),
+                "force_feedback": float(force_feedback[mask, i].mean()),
+                "remainder": float(remainder[mask, i].mean()),
+            }
+            for phase, mask in phases.items()
+            if mask.any()
+        }
+    return out
 
 
 def _excitation_variation(names, excitation, time) -> dict:

@@ -358,6 +358,13 @@ class Controller:
         self._tables[states] = tables
         return tables
 
+    def state_terms(self, states: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """(constant and lift-off excitation, F+ gain per newton of the muscle's own force) that a
+        (right, left) pair of LegState values gives each muscle (eq 23-25, 30-31): the parts of
+        the excitation that depend only on the leg states."""
+        tables = self._state_tables(tuple(int(s) for s in states))
+        return tables.constant, tables.fplus
+
     def step(self, sensors: Sensors) -> np.ndarray:
         """Excitations (n_muscles,) in [0, 1] for this control step."""
         s = sensors

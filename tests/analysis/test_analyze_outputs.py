@@ -157,3 +157,43 @@ def test_excitation_variation_counts_the_switching_of_each_muscle():
     assert list(rows) == ["switching", "steady"]
     assert rows["switching"]["variation_per_s"] == pytest.approx(200.0)
     assert rows["steady"] == {"mean_excitation": pytest.approx(0.3), "variation_per_s": 0.0}
+
+
+def test_excitation_sources_split_each_muscle_by_the_controller_rules(run_dir, tmp_path):
+    """excitation_sources: per leg phase, the constant of the leg's state (eq 30-31), the
+    muscle's own delayed force feedback (eq 23: the template's F+ gain x F / F_max, Δ_M later,
+    only in stance) and the remainder; the three add up to the recorded excitation."""
+    import numpy as np
+    import pandas as pd
+
+    from musclewalk.control.params import controller_parameter_specs
+    from musclewalk.model.meta import load_meta
+    from musclewalk.sim.bridge import control_model_from_meta
+
+    assert _analyze(run_dir, "-o", tmp_path / "a.json") == 0
+    sources = json.loads((tmp_path / "a.json").read_text())["excitation_sources"]
+    muscles = pd.read_csv(run_dir / "muscles.csv")
+    states = pd.read_csv(run_dir / "controller.csv")
+    # the 0.1 s run: the right leg stands, the left swings (and prepares its stance)
+    assert set(states.state_r) == {"stance"} and set(states.state_l) <= {"swing", "stance_preparation"}
+    meta = load_meta(json.loads((run_dir / "summary.json").read_text())["model"])
+    control_model = control_model_from_meta(meta, 0.005)
+    defaults = {s.name: s.default for s in controller_parameter_specs(control_model)}
+    vasti_r, vasti_l = sources["vasti_r"], sources["vasti_l"]
+    assert set(vasti_r) == {"stance"} and set(vasti_l) == {"swing"}
+    assert vasti_r["stance"]["constant"] == pytest.approx(defaults["const.stance.vasti"])
+    assert vasti_l["swing"]["constant"] == pytest.approx(defaults["const.swing.vasti"])
+    # F+ of the stance vasti from muscles.csv: force Δ steps earlier, zeros before
+    i = [m.name for m in control_model.muscles].index("vasti_r")
+    delay = int(control_model.delay_steps[i])
+    force = muscles["vasti_r.force"].to_numpy() / control_model.muscles[i].fmax
+    delayed = np.concatenate([np.zeros(delay), force[: len(force) - delay]])
+    assert delay > 0
+    assert vasti_r["stance"]["force_feedback"] == pytest.approx(defaults["fplus.vasti"] * delayed.mean())
+    assert vasti_l["swing"]["force_feedback"] == 0.0  # no F+ in swing
+    assert sources["hip_flexor_medial_r"]["stance"]["force_feedback"] == 0.0  # no F+ gain
+    for phases in sources.values():
+        for parts in phases.values():
+            assert parts["constant"] + parts["force_feedback"] + parts["remainder"] == pytest.approx(
+                parts["excitation"]
+            )
