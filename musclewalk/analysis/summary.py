@@ -73,7 +73,14 @@ def summarize(sim_dir) -> dict:
     meta = load_meta(summary["model"])
     mass = meta.total_mass
     names = [m.name for m in meta.muscles]
-    cols = lambda q: muscles[[f"{n}.{q}" for n in names]].to_numpy()
+    selected: dict[str, np.ndarray] = {}
+
+    def cols(quantity: str) -> np.ndarray:
+        """(samples, muscles) of one muscles.csv quantity, in the model's muscle order."""
+        if quantity not in selected:
+            selected[quantity] = muscles[[f"{n}.{quantity}" for n in names]].to_numpy()
+        return selected[quantity]
+
     time = muscles["time"].to_numpy()
     simulated_time = float(summary["simulated_time"])
     dt = float(summary.get("control_interval", CONTROL_INTERVAL))

@@ -139,11 +139,20 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class ResolvedOverrides:
+    """What stored overrides do to a model's parameters, each dict in parameter order."""
+
+    fixed: dict[str, float]  # name -> fixed value
+    narrowed: dict[str, tuple[float, float]]  # name -> (lower, upper)
+    starts: dict[str, float]  # name -> start value
+    named: frozenset[str]  # every parameter some key matches
+
+
 def resolve_overrides(
     overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]
-) -> tuple[dict[str, float], dict[str, tuple[float, float]], dict[str, float]]:
-    """(fixed value by name, narrowed (lower, upper) by name, start value by name), each in
-    ``specs`` order, of the stored overrides on the parameters ``specs``. OverrideError naming the
+) -> ResolvedOverrides:
+    """The stored overrides applied to the parameters ``specs``. OverrideError naming the
     key for a pattern that matches nothing, a parameter matched by two keys, a bound, fixed or
     start value outside a parameter's own bounds (a start also outside narrowed ones), lower >=
     upper, or nothing left to optimize."""
@@ -200,7 +209,7 @@ def resolve_overrides(
     def in_order(values: dict) -> dict:
         return dict(sorted(values.items(), key=lambda kv: order[kv[0]]))
 
-    return in_order(fixed), in_order(narrowed), in_order(starts)
+    return ResolvedOverrides(in_order(fixed), in_order(narrowed), in_order(starts), frozenset(matched_by))
 
 
 def without_starts(overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]) -> dict:
@@ -230,9 +239,9 @@ class ParameterSpace:
         specs = parameter_specs(meta, control_model)
         self.overrides = parse_overrides(overrides)
         # starts: values of optimized parameters that replace a default and a warm start's value
-        self.fixed, self.narrowed, self.starts = resolve_overrides(self.overrides, specs)
-        named = {e.name for e in specs if any(fnmatchcase(e.name, p) for p in self.overrides)}
-        features_on = {e.extension for e in specs if e.extension and e.name in named}
+        resolved = resolve_overrides(self.overrides, specs)
+        self.fixed, self.narrowed, self.starts = resolved.fixed, resolved.narrowed, resolved.starts
+        features_on = {e.extension for e in specs if e.extension and e.name in resolved.named}
         # parameters of features beyond the paper that this run keeps off, at their defaults
         self.off: dict[str, str] = {
             e.name: e.extension for e in specs if e.extension and e.extension not in features_on
