@@ -170,7 +170,7 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
             if parts["remainder"] > 0.0
         ),
         reverse=True,
-    )[:shown]
+    )[: 2 * shown]
     if feedback:
         lines.append(
             "largest mean excitations from target-feature feedback (name, leg phase: that part / all): "
