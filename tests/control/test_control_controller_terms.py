@@ -10,6 +10,7 @@ from musclewalk.control.controller import (
     _lift_excitations,
     _pair_groups,
 )
+from musclewalk.control.rotations import rot_z
 
 
 def test_lift_off_terms_by_muscle_role():
@@ -43,24 +44,33 @@ def test_pair_groups_follow_joint_kind_and_side():
     assert not np.any(without_head == _GROUP_HEAD)
 
 
-def _knee_inhibition_feedback(gain: float, flexion: float, flexion_rate: float) -> np.ndarray:
-    """Feedback of the synthetic creature, right leg in stance, its knee at ``flexion`` (rad) and
-    ``flexion_rate`` (rad/s, negative = extending)."""
+def _feedback(params: dict, adjust=None, steps: int = 1) -> np.ndarray:
+    """Feedback of the synthetic creature (right leg in stance, left in swing; every constant 0
+    and ``params`` over them) after ``steps`` control steps on its base-pose sensors, changed by
+    ``adjust(model, sensors, index)``."""
     from control_synth import base_sensors, zero_constants
 
     from musclewalk.control import Controller
-    from musclewalk.control.rotations import rot_z
 
     creature = build_creature()
-    params = zero_constants(creature.model)
-    params.update({"knee_overextension.gain": gain, "knee_overextension.theta_off": 0.2})
-    controller = Controller(creature.model, params)
+    controller = Controller(creature.model, {**zero_constants(creature.model), **params})
     sensors = base_sensors(creature)
-    lower_r = creature.model.lower_body[0]
-    sensors.body_R[lower_r] = rot_z(-flexion)
-    sensors.body_omega[lower_r] = (0.0, 0.0, -flexion_rate)
-    controller.step(sensors)
+    if adjust is not None:
+        adjust(creature.model, sensors, creature.index)
+    for _ in range(steps):
+        controller.step(sensors)
     return controller.feedback.copy()
+
+
+def _knee_inhibition_feedback(gain: float, flexion: float, flexion_rate: float) -> np.ndarray:
+    """Right knee (stance) at ``flexion`` (rad) and ``flexion_rate`` (rad/s, negative = extending)."""
+
+    def bend_right_knee(model, sensors, _):
+        sensors.body_R[model.lower_body[0]] = rot_z(-flexion)
+        sensors.body_omega[model.lower_body[0]] = (0.0, 0.0, -flexion_rate)
+
+    params = {"knee_overextension.gain": gain, "knee_overextension.theta_off": 0.2}
+    return _feedback(params, bend_right_knee)
 
 
 def test_knee_overextension_inhibits_the_extending_stance_knee_extensors():
@@ -84,22 +94,15 @@ def test_knee_overextension_is_silent_when_flexing_or_flexed(flexion, flexion_ra
 def _swing_ankle_feedback(follow_shank: float, shank_pitch: float) -> np.ndarray:
     """Feedback of the left (swing) leg's ankle muscles with its lower leg and foot both pitched
     by ``shank_pitch`` (the ankle angle as in the base pose)."""
-    from control_synth import base_sensors, zero_constants
 
-    from musclewalk.control import Controller
-    from musclewalk.control.rotations import rot_z
+    def pitch_left_shank_and_foot(model, sensors, _):
+        for body in (model.lower_body[1], model.foot_body[1]):
+            sensors.body_R[body] = rot_z(shank_pitch)
 
-    creature = build_creature()
-    params = zero_constants(creature.model)
-    params["swing_foot.follow_shank"] = follow_shank
-    controller = Controller(creature.model, params)
-    sensors = base_sensors(creature)
-    for body in (creature.model.lower_body[1], creature.model.foot_body[1]):
-        sensors.body_R[body] = rot_z(shank_pitch)
-    for _ in range(30):  # past the ankle muscles' 20 ms delay
-        controller.step(sensors)
-    ix = creature.index
-    return controller.feedback[[ix("tibialis_anterior_l"), ix("soleus_l")]].copy()
+    # 30 steps: past the ankle muscles' 20 ms delay
+    feedback = _feedback({"swing_foot.follow_shank": follow_shank}, pitch_left_shank_and_foot, steps=30)
+    ix = build_creature().index
+    return feedback[[ix("tibialis_anterior_l"), ix("soleus_l")]]
 
 
 def test_a_swing_foot_that_follows_the_shank_keeps_the_ankle_angle():
@@ -119,24 +122,15 @@ def test_swing_foot_pitch_targets():
 def _stance_tibialis_feedback(
     params: dict, dorsiflexion: float, soleus_force: float = 0.0, leg=0
 ) -> np.ndarray:
-    """Feedback of the synthetic creature (right leg in stance, left in swing) with ``leg``'s foot
-    rotated by ``dorsiflexion`` (rad, toes up) relative to its lower leg and each soleus pulling
-    ``soleus_force`` N (F_max 1000 N)."""
-    from control_synth import base_sensors, zero_constants
+    """``leg``'s foot rotated by ``dorsiflexion`` (rad, toes up) relative to its lower leg and each
+    soleus pulling ``soleus_force`` N (F_max 1000 N)."""
 
-    from musclewalk.control import Controller
-    from musclewalk.control.rotations import rot_z
+    def flex_ankle_and_pull_soleus(model, sensors, index):
+        sensors.body_R[model.foot_body[leg]] = rot_z(dorsiflexion)
+        for side in "rl":
+            sensors.muscle_force[index(f"soleus_{side}")] = soleus_force
 
-    creature = build_creature()
-    full = zero_constants(creature.model)
-    full.update(params)
-    controller = Controller(creature.model, full)
-    sensors = base_sensors(creature)
-    sensors.body_R[creature.model.foot_body[leg]] = rot_z(dorsiflexion)
-    for side in "rl":
-        sensors.muscle_force[creature.index(f"soleus_{side}")] = soleus_force
-    controller.step(sensors)
-    return controller.feedback.copy()
+    return _feedback(params, flex_ankle_and_pull_soleus)
 
 
 def test_stance_tibialis_stretch_reflex_excites_the_stance_dorsiflexors_only():
@@ -165,7 +159,6 @@ def test_stance_tibialis_soleus_force_inhibits_the_dorsiflexor():
 
 
 def test_ankle_dorsiflexion_is_the_foot_pitch_relative_to_the_lower_leg():
-    from musclewalk.control.rotations import rot_z
     from musclewalk.control.targets import ankle_dorsiflexion
 
     lower_pitch, foot_pitch = -0.2, 0.15  # world pitches about Z (toes / knee forward = +)
@@ -179,7 +172,6 @@ def test_stance_tibialis_measures_the_ankle_from_the_models_base_pose(theta_off,
     from control_synth import base_sensors, zero_constants
 
     from musclewalk.control import Controller, ControlModel
-    from musclewalk.control.rotations import rot_z
 
     creature = build_creature()
     upper0, knee0, ankle0 = 0.8727, 1.3963, 0.2618
