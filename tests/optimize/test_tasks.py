@@ -5,6 +5,7 @@ follow common random numbers (one seed per generation, the same for every candid
 the run's seed and the generation, so --resume draws the same); and one short real optimization
 under pushes."""
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -33,7 +34,14 @@ def write(path, data):
 
 # ------------------------------------------------------------------------------- task files
 def test_the_task_files_load_with_their_documented_values():
-    assert sorted(p.stem for p in TASKS.glob("*.yaml")) == ["push", "run", "slope", "steer", "walk"]
+    assert sorted(p.stem for p in TASKS.glob("*.yaml")) == [
+        "lightpush",
+        "push",
+        "run",
+        "slope",
+        "steer",
+        "walk",
+    ]
     walk, run, steer, push, slope = (Task.load(n) for n in ("walk", "run", "steer", "push", "slope"))
     for task in (walk, run, steer, push, slope):
         assert task.duration == 10.0 and task.objective == "geijtenbeek2013" and task.description
@@ -56,6 +64,9 @@ def test_the_task_files_load_with_their_documented_values():
         0.25,
     )
     assert slope.terrain.max_slope == 5.0 and slope.pushes is None and slope.heading.turn_rate == 0
+    # lightpush: push at 10 N for robustness training under the human objective (issue 14)
+    light = Task.load("lightpush")
+    assert light.pushes == dataclasses.replace(push.pushes, magnitude=10.0) and light.objective == "human"
     # a task file by path is the same task as by name; a definition round-trips (checkpoints)
     assert Task.load(TASKS / "push.yaml").pushes == push.pushes
     assert Task.from_dict(push.as_dict(), "push") == Task(**{**vars(push), "source": "task"})
@@ -105,7 +116,7 @@ def test_a_bad_task_is_one_error_line_before_anything_is_built(tmp_path, capsys)
         (str(bad), f"{bad}: pushes.magnitude: expected a number > 0 (N), got -5"),
         (str(tmp_path / "broken.yaml"), f"{tmp_path / 'broken.yaml'}: not valid YAML"),
         (str(tmp_path / "missing.yaml"), f"{tmp_path / 'missing.yaml'}: task file not found"),
-        ("hop", "task 'hop': unknown (known: push, run, slope, steer, walk"),
+        ("hop", "task 'hop': unknown (known: lightpush, push, run, slope, steer, walk"),
     ]
     for task, expected in cases:
         out = tmp_path / "out"
@@ -169,10 +180,12 @@ def test_an_experiment_takes_the_task_where_it_says_nothing(tmp_path):
     assert str(info.value).startswith(f"{path}: task: {bad}: terrain.max_slope: ")
 
 
-def test_the_committed_experiments_mean_the_walk_task():
+def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
     for path in sorted((REPO / "config" / "experiments").glob("*.yaml")):
         exp = Experiment.load(path)
-        assert exp.task == "walk" and stage_settings(exp, 0).task == "walk", path
+        named = yaml.safe_load(path.read_text()).get("task", "walk")
+        assert exp.task == named and stage_settings(exp, 0).task == named, path
+        assert (TASKS / f"{named}.yaml").is_file(), path
 
 
 # ------------------------------------------------------------------------------ CRN: the rule
