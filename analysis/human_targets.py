@@ -173,7 +173,8 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
     )[: 2 * shown]
     if feedback:
         lines.append(
-            "largest mean excitations from target-feature feedback (name, leg phase: that part / all): "
+            "largest mean excitations from feedback other than F+ (target features, balance, features "
+            "beyond the paper, less clipping; name, leg phase: that part / all): "
             + ", ".join(
                 f"{name} {phase} {part:.2f} / {sources[name][phase]['excitation']:.2f}"
                 for part, name, phase in feedback

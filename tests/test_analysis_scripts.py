@@ -96,7 +96,8 @@ def test_human_targets_judge_each_figure():
         },
     }
     assert table("x", {**analysis, "excitation_sources": sources}, comparison).splitlines()[-1] == (
-        "- largest mean excitations from target-feature feedback (name, leg phase: that part / all): "
+        "- largest mean excitations from feedback other than F+ (target features, balance, features "
+        "beyond the paper, less clipping; name, leg phase: that part / all): "
         "hamstrings_r stance 0.57 / 0.43, vasti_r swing 0.42 / 0.45"
     )
     # a knee locked straight in stance and a plantarflexing stance ankle (the committed Human's)

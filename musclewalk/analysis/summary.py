@@ -145,29 +145,30 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     swing: swing and stance preparation; a midline muscle: the whole run), as mean excitations:
     ``constant`` (eq 30-31 with the lift-off terms of eq 24-25), ``force_feedback`` (eq 23, the
     muscle's own force through its neural delay) and ``remainder``, the rest: the target-feature
-    and balance feedback (eq 16-22, 26-29), any controller feature beyond the paper, less what
-    the clipping to [0, 1] took off. Recomputed with the controller's own rules from the run's
-    parameter file, leg states (controller.csv) and muscle forces; None when the parameter file
-    or controller.csv is gone."""
+    and balance feedback (eq 16-22, 26-29) and any controller feature beyond the paper, less what
+    the clipping to [0, 1] took off. Recomputed with the controller's own rules from the leg
+    states (controller.csv), the muscle forces and the parameter file summary.json names, which
+    must still hold the values simulated (a path as given to `musclewalk simulate`). None for a
+    model with ideal muscles, or when controller.csv or the parameter file is gone or unreadable."""
     from ..control.controller import Controller
     from ..control.fsm import leg_state
     from ..sim.bridge import control_model_from_meta
-    from ..sim.parameters import ParameterError, read_parameter_sections
+    from ..sim.parameters import ParameterError, load_parameter_file, split_parameters
 
+    if meta.muscle_model == IDEAL_MUSCLES:
+        return None
+    control_model = control_model_from_meta(meta, dt)
+    path = summary.get("parameters")
     try:
         log = pd.read_csv(sim_dir / "controller.csv", usecols=["state_r", "state_l"])
-        controller_params = (
-            read_parameter_sections(summary["parameters"])[1]["controller"]
-            if summary.get("parameters") not in (None, "defaults")  # sim.outputs: no file given
-            else {}
-        )
+        values = load_parameter_file(path) if path not in (None, "defaults") else {}  # sim.outputs
+        controller = Controller(control_model, split_parameters(values, control_model, str(path))[0])
     except (FileNotFoundError, ParameterError, ValueError):
         return None
     excitation, force = cols("excitation"), cols("force")
-    if meta.muscle_model == IDEAL_MUSCLES or len(log) != len(excitation):
+    n = len(log)
+    if n != len(excitation):
         return None
-    control_model = control_model_from_meta(meta, dt)
-    controller = Controller(control_model, controller_params)
     pairs = [(leg_state(r), leg_state(l)) for r, l in zip(log["state_r"], log["state_l"])]
     terms = {pair: controller.state_terms(pair) for pair in set(pairs)}
     constant = np.array([terms[pair][0] for pair in pairs])
@@ -175,7 +176,8 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     # delivered delay_steps control steps later (control.delays, zeros at the start)
     force_feedback = np.zeros_like(force_feedback_now)
     for i, d in enumerate(control_model.delay_steps):
-        force_feedback[d:, i] = force_feedback_now[: len(pairs) - d, i]
+        if d < n:
+            force_feedback[d:, i] = force_feedback_now[: n - d, i]
     remainder = excitation - constant - force_feedback
     stance = np.array([[r <= 1, l <= 1] for r, l in pairs])  # LegState STANCE, LIFT_OFF
     side = {"r": 0, "l": 1}

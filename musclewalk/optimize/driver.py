@@ -102,7 +102,6 @@ class Settings:
     # {lower, upper} or {fixed}; an experiment file's `parameters:`); {}: the full space
     parameters_source: str = ""  # where the overrides come from, for messages ("--parameters", an
     # experiment file); "" names the model they do not fit
-    # (a later stage of an experiment continues the stage before it)
     command: str = ""
 
     def backstop(self) -> float:

@@ -338,8 +338,8 @@ class Experiment:
             try:
                 ParameterSpace(full.meta, full.control_model, space)
             except OverrideError as exc:
-                pattern = exc.key.partition("[")[2].partition("]")[0]
-                where = f"stages[{i}].parameters" if pattern in stage.parameters else "parameters"
+                own = any(exc.key.startswith(f"parameters[{pattern}]") for pattern in stage.parameters)
+                where = f"stages[{i}].parameters" if own else "parameters"
                 raise err(exc.key.replace("parameters", where, 1), exc.reason) from None
             out.append(dataclasses.replace(stage, parameters=space))
         return tuple(out)

@@ -214,16 +214,20 @@ def resolve_overrides(
 
 def without_starts(overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]) -> dict:
     """The stored ``overrides`` without their start values, the same search space otherwise: a
-    key left with no field keeps its parameters named as ``{free: true}`` when they belong to a
-    feature beyond the paper (naming one turns the feature on) and is dropped when they are the
-    paper's (optimized anyway)."""
+    key left with no field keeps the parameters it named of a feature beyond the paper named, as
+    ``{free: true}`` (naming one turns the feature on; the key itself when it names only those,
+    else each of them by name), and is dropped for the paper's (optimized anyway)."""
     out: dict[str, dict[str, float]] = {}
     for pattern, spec in overrides.items():
         rest = {k: v for k, v in spec.items() if k != "start"}
-        if not rest and any(s.extension and fnmatchcase(s.name, pattern) for s in specs):
-            rest = {"free": True}
         if rest:
             out[pattern] = rest
+            continue
+        named_features = [s.name for s in specs if s.extension and fnmatchcase(s.name, pattern)]
+        if named_features and len(named_features) == sum(fnmatchcase(s.name, pattern) for s in specs):
+            out[pattern] = {"free": True}
+        else:  # a pattern over paper and feature parameters: each feature parameter by name
+            out.update({name: {"free": True} for name in named_features})
     return out
 
 

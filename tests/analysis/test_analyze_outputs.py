@@ -159,41 +159,41 @@ def test_excitation_variation_counts_the_switching_of_each_muscle():
     assert rows["steady"] == {"mean_excitation": pytest.approx(0.3), "variation_per_s": 0.0}
 
 
-def test_excitation_sources_split_each_muscle_by_the_controller_rules(run_dir, tmp_path):
-    """excitation_sources: per leg phase, the constant of the leg's state (eq 30-31), the
-    muscle's own delayed force feedback (eq 23: the template's F+ gain x F / F_max, Δ_M later,
-    only in stance) and the remainder; the three add up to the recorded excitation."""
-    import numpy as np
+def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_models, tmp_path):
+    """excitation_sources: with every target-feature gain and the lift-off terms at 0, the
+    excitation is the leg state's constant plus the muscle's own F+ feedback Δ_M later, gated by
+    the state when it was sensed: the recomputed constant and force feedback leave no remainder
+    (up to muscles.csv's 6 digits) through the legs' changes of state (stance -> lift-off,
+    stance preparation -> stance); the constants are the template's."""
     import pandas as pd
 
     from musclewalk.control.params import controller_parameter_specs
     from musclewalk.model.meta import load_meta
     from musclewalk.sim.bridge import control_model_from_meta
 
-    assert _analyze(run_dir, "-o", tmp_path / "a.json") == 0
+    off = {f"gain.{name}": 0.0 for name in ("trunk.kq", "trunk.kw", "swing.kq", "prep.kq", "prep.kw")}
+    off.update({"gain.knee.kq": 0.0, "gain.ankle.kq": 0.0, "lift.hip": 0.0, "lift.knee": 0.0})
+    params = tmp_path / "no_feature_feedback.json"
+    params.write_text(json.dumps(off))
+    run = tmp_path / "run"
+    model = built_models["HumanLegs"]
+    args = ["simulate", str(model), "--params", str(params), "--fill-defaults", "--speed", "1.3"]
+    assert main([*args, "--duration", "0.5", "--out", str(run)]) == 0
+    assert _analyze(run, "-o", tmp_path / "a.json") == 0
     sources = json.loads((tmp_path / "a.json").read_text())["excitation_sources"]
-    muscles = pd.read_csv(run_dir / "muscles.csv")
-    states = pd.read_csv(run_dir / "controller.csv")
-    # the 0.1 s run: the right leg stands, the left swings (and prepares its stance)
-    assert set(states.state_r) == {"stance"} and set(states.state_l) <= {"swing", "stance_preparation"}
-    meta = load_meta(json.loads((run_dir / "summary.json").read_text())["model"])
-    control_model = control_model_from_meta(meta, 0.005)
-    defaults = {s.name: s.default for s in controller_parameter_specs(control_model)}
-    vasti_r, vasti_l = sources["vasti_r"], sources["vasti_l"]
-    assert set(vasti_r) == {"stance"} and set(vasti_l) == {"swing"}
-    assert vasti_r["stance"]["constant"] == pytest.approx(defaults["const.stance.vasti"])
-    assert vasti_l["swing"]["constant"] == pytest.approx(defaults["const.swing.vasti"])
-    # F+ of the stance vasti from muscles.csv: force Δ steps earlier, zeros before
-    i = [m.name for m in control_model.muscles].index("vasti_r")
-    delay = int(control_model.delay_steps[i])
-    force = muscles["vasti_r.force"].to_numpy() / control_model.muscles[i].fmax
-    delayed = np.concatenate([np.zeros(delay), force[: len(force) - delay]])
-    assert delay > 0
-    assert vasti_r["stance"]["force_feedback"] == pytest.approx(defaults["fplus.vasti"] * delayed.mean())
-    assert vasti_l["swing"]["force_feedback"] == 0.0  # no F+ in swing
-    assert sources["hip_flexor_medial_r"]["stance"]["force_feedback"] == 0.0  # no F+ gain
+    states = pd.read_csv(run / "controller.csv")
+    assert {"stance", "lift_off"} <= set(states.state_r) and {"stance_preparation", "stance"} <= set(
+        states.state_l
+    )
     for phases in sources.values():
         for parts in phases.values():
-            assert parts["constant"] + parts["force_feedback"] + parts["remainder"] == pytest.approx(
-                parts["excitation"]
-            )
+            assert parts["remainder"] == pytest.approx(0.0, abs=1e-5)
+    defaults = {
+        s.name: s.default
+        for s in controller_parameter_specs(control_model_from_meta(load_meta(model), 0.005))
+    }
+    assert sources["vasti_r"]["stance"]["constant"] == pytest.approx(defaults["const.stance.vasti"])
+    assert sources["vasti_l"]["swing"]["constant"] == pytest.approx(defaults["const.swing.vasti"])
+    assert sources["vasti_l"]["stance"]["force_feedback"] > 0.0  # F+ in stance
+    assert sources["vasti_l"]["swing"]["force_feedback"] == 0.0  # none in swing
+    assert sources["hip_flexor_medial_r"]["stance"]["force_feedback"] == 0.0  # no F+ gain

@@ -15,7 +15,7 @@ from musclewalk.model.vectors import ModelVectors, parse_osim
 from musclewalk.optimize.driver import CHECKPOINT, OptimizationError, Settings, load_checkpoint
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import run_experiment, stage_settings, start_run
-from musclewalk.optimize.space import SCALE_DIVISOR, OverrideError, ParameterSpace
+from musclewalk.optimize.space import SCALE_DIVISOR, OverrideError, ParameterSpace, without_starts
 
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
@@ -248,3 +248,23 @@ def test_an_ablation_run_holds_its_fixed_values_and_resumes_with_them(tmp_path):
     with pytest.raises(OptimizationError, match=r"checkpoint.pkl: parameters: the run's search space"):
         run_experiment(Experiment.load(path), out, options, progress=False, report=lines.append)
     assert (out / CHECKPOINT).read_bytes() == before
+
+
+def test_a_later_stage_keeps_the_features_a_start_value_named_on(full_space):
+    """without_starts: the search space of a later stage (it continues the stage before, so no
+    start values); a key that only gave a start names its feature parameters as free, each by
+    name when the pattern also matched paper parameters (free is refused for those)."""
+    specs = full_space.entries
+    assert without_starts({"knee.theta": {"lower": 0.0, "start": 0.1}}, specs) == {
+        "knee.theta": {"lower": 0.0}
+    }
+    assert without_starts({"knee.theta": {"start": 0.1}}, specs) == {}
+    assert without_starts({"knee_overextension.*": {"start": 1.0}}, specs) == {
+        "knee_overextension.*": {"free": True}
+    }
+    mixed = without_starts({"knee*": {"start": 0.2}}, specs)
+    assert mixed == {
+        "knee_overextension.gain": {"free": True},
+        "knee_overextension.theta_off": {"free": True},
+    }
+    assert len(ParameterSpace(full_space.meta, full_space.control_model, mixed)) == len(full_space) + 2

@@ -1,5 +1,7 @@
 """Issue 10 item 5: a bad config/config.yaml fails before any job, naming the key."""
 
+import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -273,6 +275,28 @@ def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     )
     assert any("--out results/simulate/Human-walk-1.3-human" in c and "--speed 1.3 " in c for c in commands)
     assert any("compare $(dirname results/simulate/Human-walk-1.3-human/summary.json)" in c for c in commands)
+
+
+def test_the_quick_budget_continues_a_committed_result_without_start_values(tmp_path):
+    """Around a committed result the quick budget's one generation starts from its values: the
+    experiment's start values (for its own first stage) are left out of --parameters, the
+    features they name stay on."""
+    experiment = yaml.safe_load((REPO / "config/experiments/human-walk-1.3-human-ankle.yaml").read_text())
+    del experiment["variant"]  # the run Human-walk-1.3, which has a committed result
+    experiment["warm_start"] = str(REPO / "models/optimized/Human-walk-1.3/best.json")
+    (tmp_path / "e.yaml").write_text(yaml.safe_dump(experiment))
+    config = yaml.safe_load(yaml.safe_dump(GOOD))
+    config["runs"] = [{"experiment": str(tmp_path / "e.yaml")}]
+    result = dry_run(tmp_path, config, "-p")
+    assert result.returncode == 0, result.stderr[-2000:]
+    [command] = [line for line in result.stdout.splitlines() if "musclewalk optimize" in line]
+    assert "--init models/optimized/Human-walk-1.3/best.json" in command
+    parameters = json.loads(shlex.split(command.partition("--parameters ")[2])[0])
+    assert parameters == {
+        "knee_overextension.*": {"free": True},
+        "stance_tibialis.stretch_gain": {"free": True},
+        "stance_tibialis.theta_off": {"free": True},
+    }
 
 
 def test_a_bad_variant_names_the_file_and_key(tmp_path):

@@ -20,6 +20,7 @@ CONDA_ENV = "../../environment.yml"
 from musclewalk.optimize.experiment import (CREATURE_PATTERN as NAME, RUN_NAME_PATTERN,
                                             SPEED_PATTERN as SPEED, TASK_PATTERN as TASK,
                                             VARIANT_PATTERN as VARIANT)
+from musclewalk.optimize.space import ParameterSpace, without_starts
 RUN = rf"{NAME}-{TASK}-{SPEED}(?:-{VARIANT})?"
 
 
@@ -233,6 +234,8 @@ def optimize_arguments(wc, input, threads):
     if exp is not None:
         args += f" --objective {exp.objective}"
         space = exp.stages[-1].parameters  # the search space of the experiment's result
+        if space and input.init:  # around the committed result: its values, not the start values
+            space = without_starts(space, ParameterSpace.of_creature(exp.creature).entries)
         if space:  # e.g. a controller feature beyond the paper
             args += f" --parameters {shlex.quote(json.dumps(space))}"
     if input.init:
