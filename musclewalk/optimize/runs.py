@@ -26,6 +26,7 @@ from .driver import (
     acquire_run_lock,
     check_new_run_dir,
     check_out_dir,
+    load_checkpoint,
     release_run_lock,
     scaled_passive_model,
 )
@@ -215,6 +216,18 @@ def _experiment_options(exp: Experiment, options: Mapping[str, object] | None) -
     return options
 
 
+def _stage_space_to_resume(exp: Experiment, index: int, stage_out: Path) -> dict:
+    """The search space a stage's checkpoint must have to be resumed: Stage.parameters; or, for a
+    later stage checkpointed before stages had their own spaces, the file's parameters as it kept
+    them, start values included (which did not apply there: it continued the stage before)."""
+    space = dict(exp.stages[index].parameters)
+    if index > 0 and space != exp.parameters:
+        saved, _ = load_checkpoint(stage_out / CHECKPOINT)
+        if saved.parameters == exp.parameters:
+            return dict(exp.parameters)
+    return space
+
+
 def run_experiment(
     exp: Experiment,
     out: Path,
@@ -227,8 +240,9 @@ def run_experiment(
     each warm-started from the best of the one before and the first from the experiment's warm
     start. A stage with a checkpoint is resumed with its own settings and model copy (and returns
     at once when it had finished), so running an experiment again continues it; it is refused when
-    the stage's search space in the file (Stage.parameters) is no longer its checkpoint's. ``options``: the
-    EXPERIMENT_OPTIONS given explicitly (Settings field names). The state of the last stage."""
+    the stage's search space in the file (Stage.parameters) is no longer its checkpoint's.
+    ``options``: the EXPERIMENT_OPTIONS given explicitly (Settings field names). The state of the
+    last stage."""
     out = Path(out)
     options = _experiment_options(exp, options)
     init = str(exp.warm_start) if exp.warm_start else None
@@ -237,12 +251,12 @@ def run_experiment(
         stage_out = exp.stage_dir(out, i)
         report(f"{exp.name}: stage {i + 1}/{len(exp.stages)} '{stage.name}' -> {stage_out}")
         if (stage_out / CHECKPOINT).exists():
-            # the file's parameter overrides must still be the run's (its search space)
+            # the stage's search space in the file must still be the run's
             opt = resume_run(
                 exp.creature,
                 stage_out,
                 generations=stage.generations,
-                requested={**options, "parameters": dict(stage.parameters)},
+                requested={**options, "parameters": _stage_space_to_resume(exp, i, stage_out)},
                 progress=progress,
             )
         else:

@@ -174,3 +174,23 @@ def test_an_experiment_runs_its_stages_and_resumes(tmp_path):
     mtime = (first / CHECKPOINT).stat().st_mtime_ns
     assert run_experiment(exp, out, options, progress=False, report=lines.append).generation == 1
     assert (first / CHECKPOINT).stat().st_mtime_ns == mtime
+
+
+def test_a_later_stage_checkpointed_with_the_files_start_values_resumes(tmp_path):
+    """Before stages had their own search spaces every stage's checkpoint kept the file's
+    parameters, start values included; running the file again resumes such a stage."""
+    import pickle
+
+    path = experiment(tmp_path, parameters={"lift.hip": {"start": 0.6}})
+    exp = Experiment.load(path)
+    assert exp.stages[1].parameters == {}  # a paper parameter: no start, nothing left
+    out = tmp_path / "out"
+    run_experiment(exp, out, {"workers": 1}, progress=False, report=lambda _: None)
+    checkpoint = out / CHECKPOINT
+    data = pickle.loads(checkpoint.read_bytes())
+    data["settings"]["parameters"] = dict(exp.parameters)  # as the earlier version wrote it
+    checkpoint.write_bytes(pickle.dumps(data))
+    lines = []
+    state = run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lines.append)
+    assert state.generation == 1 and "best objective" in lines[-1]  # resumed: it had finished
+    assert load_checkpoint(checkpoint)[0].parameters == exp.parameters
