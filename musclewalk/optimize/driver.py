@@ -100,6 +100,8 @@ class Settings:
     # keeps it, whatever the file)
     parameters: dict = field(default_factory=dict)  # parameter overrides (space.py: pattern ->
     # {lower, upper} or {fixed}; an experiment file's `parameters:`); {}: the full space
+    hold_values: dict | None = None  # the values of the parameters held by {hold: true},
+    # resolved from the warm start when the run started (a resumed run holds the same)
     parameters_source: str = ""  # where the overrides come from, for messages ("--parameters", an
     # experiment file); "" names the model they do not fit
     command: str = ""
@@ -448,7 +450,10 @@ class Optimization:
             raise OptimizationError(str(exc)) from None
         self.control_model = control_model_from_meta(self.meta, CONTROL_INTERVAL)
         try:
-            self.space = ParameterSpace(self.meta, self.control_model, s.parameters)
+            self.space = ParameterSpace(self.meta, self.control_model, s.parameters, s.hold_values)
+            if not resume and self.space.hold_names:
+                s.hold_values = self._hold_values(self.space)
+                self.space = ParameterSpace(self.meta, self.control_model, s.parameters, s.hold_values)
         except OverrideError as exc:
             source = ckpt if resume else s.parameters_source or f"{s.model}"
             raise OptimizationError(f"{source}: {exc}") from None
@@ -546,6 +551,19 @@ class Optimization:
             if "evaluator" in locals():
                 shutil.rmtree(evaluator.tmpdir, ignore_errors=True)
 
+    def _hold_values(self, space: ParameterSpace) -> dict[str, float]:
+        """The values the held parameters keep: the warm start's (the defaults without one, and
+        for a name it lacks; a file that cannot be read is _warm_start's error to report)."""
+        values = {n: space.fixed[n] for n in space.hold_names}
+        if self.settings.init:
+            try:
+                _, params = read_parameter_sections(Path(self.settings.init))
+            except ParameterError:
+                return values
+            flat = space.flatten(params)
+            values.update({n: float(flat[n]) for n in values if isinstance(flat.get(n), (int, float))})
+        return dict(sorted(values.items()))
+
     def _warm_start(self, path: Path) -> np.ndarray:
         """The CMA-ES start of ``--init``; ``warm_start_notes`` (for log.txt) says what the run's
         parameter overrides changed: a fixed parameter takes its fixed value, not the file's; a
@@ -629,7 +647,11 @@ class Optimization:
                 f"that this run keeps off; name its parameters in the run's parameters "
                 f"(e.g. '{used[0]}.*': {{free: true}}) to keep it"
             )
-        replaced = [(n, flat[n], v) for n, v in self.space.fixed.items() if n in flat and flat[n] != v]
+        replaced = [
+            (n, flat[n], v)
+            for n, v in self.space.fixed.items()
+            if n in flat and flat[n] != v and n not in self.space.hold_names
+        ]
         if replaced:
             notes.append(
                 f"fixed parameters take their fixed value, not the warm start's: {len(replaced)}: "
@@ -654,10 +676,13 @@ class Optimization:
         self.out.mkdir(parents=True, exist_ok=True)
         evaluator = make_evaluator(s.evaluator, s.workers, s.scheduler, s.backstop())
         bar = self._progress_bar()
+        first = st.generation
         try:
             while (stop := self._stop_reason()) is None:
                 self._generation(evaluator, bar)
-            self._write_log(stop)
+            if st.generation > first or not self._log_says(f"stop: {stop}"):
+                # a finished run resumed (e.g. an experiment's earlier stage) keeps its log as it was
+                self._write_log(stop)
         finally:
             evaluator.close()
             if bar is not None:
@@ -914,6 +939,12 @@ class Optimization:
             lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
         lines += self._log_notes()
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())
+
+    def _log_says(self, line: str) -> bool:
+        try:
+            return line in (self.out / "log.txt").read_text(errors="replace").splitlines()
+        except FileNotFoundError:
+            return False
 
     def _log_notes(self) -> list[str]:
         """The "note:" lines of the run's log.txt (what people wrote about the run, e.g. why it

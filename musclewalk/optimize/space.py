@@ -25,6 +25,11 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
   from a warm start with a small sigma; a start value switches it on where the search begins.
   ``without_starts`` gives the same space without start values (a later stage of an experiment,
   which continues from the best of the stage before).
+* ``{hold: true}``: not optimized, like fixed, at the value the run starts from: its warm start's
+  (for a later stage of an experiment, the best of the stage before), or the default without one
+  (``hold_values``, resolved once when the run starts and stored with its settings, so a resumed
+  run holds the same values). A fine-tuning run holds, e.g., the muscle routing and properties
+  (``"routing.*": {hold: true}``) and optimizes the controller in a smaller space.
 * ``{free: true}``: optimized within its own bounds; only for the parameters of a controller
   feature beyond the paper (``ParamSpec.extension``, e.g. ``knee_overextension.*``). Those stay at
   their defaults, where the feature is off, unless an override names one of them (free, narrowed
@@ -58,7 +63,7 @@ GROUP_OF_MODEL_KIND = {
     "properties": "muscle_physiology",
     "passive": "passive_control",
 }
-OVERRIDE_FIELDS = ("lower", "upper", "fixed", "free", "start")
+OVERRIDE_FIELDS = ("lower", "upper", "fixed", "hold", "free", "start")
 
 
 class OverrideError(ValueError):
@@ -115,7 +120,7 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
         if not isinstance(spec, Mapping) or not spec:
             raise OverrideError(
                 _key(pattern),
-                "expected {lower: ..., upper: ...} (either or both), {fixed: ...} or {free: true}",
+                "expected {lower: ..., upper: ...} (either or both), {fixed: ...}, {hold: true} or {free: true}",
             )
         values = {}
         for field, value in spec.items():
@@ -123,7 +128,7 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
                 raise OverrideError(
                     _key(pattern, str(field)), f"unknown key (known: {', '.join(OVERRIDE_FIELDS)})"
                 )
-            if field == "free":
+            if field in ("free", "hold"):
                 if value is not True:
                     raise OverrideError(_key(pattern, field), f"expected true, got {value!r}")
                 values[field] = True
@@ -131,10 +136,12 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise OverrideError(_key(pattern, field), f"expected a finite number, got {value!r}")
             values[field] = float(value)
-        if "fixed" in values and len(values) > 1:
-            raise OverrideError(
-                _key(pattern, "fixed"), "a fixed parameter takes no lower, upper, free or start"
-            )
+        for alone in ("fixed", "hold"):
+            if alone in values and len(values) > 1:
+                raise OverrideError(
+                    _key(pattern, alone), f"a {'held' if alone == 'hold' else 'fixed'} parameter "
+                    "takes no other field (lower, upper, fixed, hold, free or start)"
+                )
         out[pattern] = values
     return out
 
@@ -143,21 +150,27 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
 class ResolvedOverrides:
     """What stored overrides do to a model's parameters, each dict in parameter order."""
 
-    fixed: dict[str, float]  # name -> fixed value
+    fixed: dict[str, float]  # name -> fixed value (the held ones included)
     narrowed: dict[str, tuple[float, float]]  # name -> (lower, upper)
     starts: dict[str, float]  # name -> start value
     named: frozenset[str]  # every parameter some key matches
+    held: frozenset[str] = frozenset()  # the fixed parameters held at their starting value
 
 
 def resolve_overrides(
-    overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]
+    overrides: Mapping[str, Mapping[str, float]],
+    specs: list[ParamSpec],
+    hold_values: Mapping[str, float] | None = None,
 ) -> ResolvedOverrides:
-    """The stored overrides applied to the parameters ``specs``. OverrideError naming the
+    """The stored overrides applied to the parameters ``specs``; a held parameter takes its value
+    in ``hold_values``, else its default (clipped to its own bounds). OverrideError naming the
     key for a pattern that matches nothing, a parameter matched by two keys, a bound, fixed or
     start value outside a parameter's own bounds (a start also outside narrowed ones), lower >=
     upper, or nothing left to optimize."""
     names = [s.name for s in specs]
+    hold_values = hold_values or {}
     matched_by: dict[str, str] = {}
+    held: set[str] = set()
     fixed: dict[str, float] = {}
     narrowed: dict[str, tuple[float, float]] = {}
     starts: dict[str, float] = {}
@@ -179,12 +192,15 @@ def resolve_overrides(
                     "(free is for the parameters of a feature beyond the paper)",
                 )
             for field, value in spec.items():
-                if field != "free" and not s.lower <= value <= s.upper:
+                if field not in ("free", "hold") and not s.lower <= value <= s.upper:
                     raise OverrideError(
                         _key(pattern, field), f"{value:g} is outside the bounds {own} of {s.name}"
                     )
             if "fixed" in spec:
                 fixed[s.name] = spec["fixed"]
+            elif "hold" in spec:
+                fixed[s.name] = min(max(float(hold_values.get(s.name, s.default)), s.lower), s.upper)
+                held.add(s.name)
             else:
                 lower, upper = spec.get("lower", s.lower), spec.get("upper", s.upper)
                 if lower >= upper:
@@ -209,7 +225,9 @@ def resolve_overrides(
     def in_order(values: dict) -> dict:
         return dict(sorted(values.items(), key=lambda kv: order[kv[0]]))
 
-    return ResolvedOverrides(in_order(fixed), in_order(narrowed), in_order(starts), frozenset(matched_by))
+    return ResolvedOverrides(
+        in_order(fixed), in_order(narrowed), in_order(starts), frozenset(matched_by), frozenset(held)
+    )
 
 
 def without_starts(overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]) -> dict:
@@ -236,15 +254,23 @@ class ParameterSpace:
     (narrowed bounds applied; a fixed one's default is its fixed value); ``optimized``: the
     ParamSpecs of the CMA-ES coordinates, in the same order. ``len()``, ``initial``, ``scale``,
     ``lower_x`` and ``upper_x`` are of the CMA-ES vector x; ``values(x)`` gives every parameter.
-    ``overrides``: the run's parameter overrides (module doc), None or {} for none."""
+    ``overrides``: the run's parameter overrides (module doc), None or {} for none;
+    ``hold_values``: the values of its held parameters (default: their defaults)."""
 
-    def __init__(self, meta: ModelMeta, control_model, overrides: Mapping | None = None):
+    def __init__(
+        self,
+        meta: ModelMeta,
+        control_model,
+        overrides: Mapping | None = None,
+        hold_values: Mapping[str, float] | None = None,
+    ):
         self.meta, self.control_model = meta, control_model
         specs = parameter_specs(meta, control_model)
         self.overrides = parse_overrides(overrides)
         # starts: values of optimized parameters that replace a default and a warm start's value
-        resolved = resolve_overrides(self.overrides, specs)
+        resolved = resolve_overrides(self.overrides, specs, hold_values)
         self.fixed, self.narrowed, self.starts = resolved.fixed, resolved.narrowed, resolved.starts
+        self.hold_names: frozenset[str] = resolved.held
         features_on = {e.extension for e in specs if e.extension and e.name in resolved.named}
         # parameters of features beyond the paper that this run keeps off, at their defaults
         self.off: dict[str, str] = {
@@ -338,7 +364,14 @@ class ParameterSpace:
             more = ", ..." if len(entries) > shown else ""
             return [f"{label}: {len(entries)}: " + ", ".join(entries[:shown]) + more]
 
-        lines = listed("fixed parameters (not optimized)", [f"{n} = {v:g}" for n, v in self.fixed.items()])
+        lines = listed(
+            "fixed parameters (not optimized)",
+            [f"{n} = {v:g}" for n, v in self.fixed.items() if n not in self.hold_names],
+        )
+        lines += listed(
+            "held parameters (not optimized, at the value the run started from)",
+            [f"{n} = {v:g}" for n, v in self.fixed.items() if n in self.hold_names],
+        )
         on = sorted({e.extension for e in self.optimized if e.extension})
         if on:
             lines.append(f"controller features beyond the paper, optimized: {', '.join(on)}")

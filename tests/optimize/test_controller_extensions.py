@@ -154,7 +154,7 @@ def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(smal
             {"stance_tibialis.stretch_gain": {"upper": 2.0, "start": 3.0}},
             r"start: 3 is outside the narrowed bounds \[0, 2\]",
         ),
-        ({"knee.theta": {"fixed": 0.1, "start": 0.1}}, r"takes no lower, upper, free or start"),
+        ({"knee.theta": {"fixed": 0.1, "start": 0.1}}, r"takes no other field"),
     ],
 )
 def test_a_bad_start_value_names_the_key(override, message):

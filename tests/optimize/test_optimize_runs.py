@@ -187,9 +187,11 @@ def test_resume_continues_from_the_checkpoint(small_settings, serial_run, tmp_pa
     pd.testing.assert_frame_equal(
         hist.drop(columns=WALL_COLUMNS), pd.read_csv(serial_out / "history.csv").drop(columns=WALL_COLUMNS)
     )
-    # a finished run resumed without a larger budget does nothing more
+    # a finished run resumed without a larger budget does nothing more, its log left as it was
+    log = (out / "log.txt").read_bytes()
     again = run_opt(Settings(model="", speed=1.3, generations=1), out, resume=True)
     assert again.generation == 2 and again.evaluations == 8
+    assert (out / "log.txt").read_bytes() == log
 
 
 def test_sigkill_mid_generation_loses_at_most_that_generation(humanlegs_osim, tmp_path, capsys):

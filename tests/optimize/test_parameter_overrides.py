@@ -54,8 +54,10 @@ def full_space():
         (
             {"routing.*": {"fixed": 0.5, "lower": 0.1}},
             "parameters[routing.*].fixed",
-            "no lower, upper, free or start",
+            "takes no other field",
         ),
+        ({"routing.*": {"hold": 1}}, "parameters[routing.*].hold", "expected true"),
+        ({"routing.*": {"hold": True, "start": 0.5}}, "parameters[routing.*].hold", "takes no other field"),
         ({"knee_overextension.*": {"free": 1}}, "parameters[knee_overextension.*].free", "expected true"),
         ({"knee.thetaa": {"lower": 0.0}}, "parameters[knee.thetaa]", "matches no parameter"),
         ({"nothing.*": {"fixed": 0.5}}, "parameters[nothing.*]", "matches no parameter"),
@@ -248,6 +250,71 @@ def test_an_ablation_run_holds_its_fixed_values_and_resumes_with_them(tmp_path):
     with pytest.raises(OptimizationError, match=r"checkpoint.pkl: parameters: the run's search space"):
         run_experiment(Experiment.load(path), out, options, progress=False, report=lines.append)
     assert (out / CHECKPOINT).read_bytes() == before
+
+
+def test_held_parameters_keep_the_value_the_run_starts_from(full_space):
+    """{hold: true}: fixed at the given hold value (the warm start's), the default without one,
+    clipped to the parameter's own bounds; the log names them apart from the fixed ones."""
+    routing = [n for n in full_space.names if n.startswith("routing.")]
+    overrides = {"routing.*": {"hold": True}, "knee.theta": {"fixed": 0.1}}
+    at_defaults = ParameterSpace.of_creature("HumanLegs", overrides)
+    assert at_defaults.hold_names == frozenset(routing)
+    defaults = dict(zip(full_space.names, (e.default for e in full_space.entries)))
+    assert {n: at_defaults.fixed[n] for n in routing} == {n: defaults[n] for n in routing}
+    assert len(at_defaults) == len(full_space) - 34
+    hold_values = {routing[0]: 0.8, routing[1]: 7.0}  # the second outside [0, 1]
+    space = ParameterSpace(full_space.meta, full_space.control_model, overrides, hold_values)
+    values = space.values(np.zeros(len(space)))
+    assert (values[routing[0]], values[routing[1]]) == (0.8, 1.0)
+    assert values[routing[2]] == defaults[routing[2]]
+    assert values["knee.theta"] == 0.1
+    lines = space.describe_overrides()
+    assert lines[0] == "fixed parameters (not optimized): 1: knee.theta = 0.1"
+    assert lines[1].startswith(
+        f"held parameters (not optimized, at the value the run started from): {len(routing)}: "
+        f"{routing[0]} = 0.8, {routing[1]} = 1, "
+    )
+
+
+def test_a_run_holds_the_warm_starts_routing_and_properties_and_resumes_with_them(tmp_path):
+    """A fine-tuning run: routing and muscle properties held at the committed HumanLegs' values,
+    the controller optimized (125 - 63 = 62 coordinates); a resume holds the same values."""
+    committed = json.loads(COMMITTED_BEST.read_text())["parameters"]["model"]
+    held = {"routing.*": {"hold": True}, "properties.*": {"hold": True}}
+    path = experiment(
+        tmp_path,
+        held,
+        warm_start=str(COMMITTED_BEST),
+        defaults={"duration": 0.2, "generations": 1, "popsize": 2, "sigma": 0.3, "seed": 2},
+    )
+    out = tmp_path / "out"
+    options = {"evaluator": "serial", "workers": 1}
+    state = run_experiment(Experiment.load(path), out, options, progress=False, report=lambda line: None)
+    assert state.es.N == 125 - 33 - 30
+
+    def check_outputs():
+        best = json.loads((out / "best.json").read_text())["parameters"]["model"]
+        for kind in ("routing", "properties"):
+            assert best[kind] == pytest.approx(committed[kind], abs=0.0), kind
+        meta = load_meta(out / "optimized.osim")
+        written = ModelVectors(meta).read_values(parse_osim(out / "optimized.osim"), "routing")
+        assert written == pytest.approx(committed["routing"], abs=1e-9)
+
+    check_outputs()
+    log = (out / "log.txt").read_text()
+    assert "held parameters (not optimized, at the value the run started from): 63: " in log
+    assert "fixed parameters take their fixed value" not in log
+    saved, _ = load_checkpoint(out / CHECKPOINT)
+    assert saved.parameters == held and len(saved.hold_values) == 63
+    assert {n[len("routing."):]: v for n, v in saved.hold_values.items() if n.startswith("routing.")} == (
+        committed["routing"]
+    )
+    data = yaml.safe_load(path.read_text())
+    data["defaults"]["generations"] = 2
+    write(path, data)
+    state = run_experiment(Experiment.load(path), out, options, progress=False, report=lambda line: None)
+    assert state.generation == 2 and state.es.N == 62
+    check_outputs()
 
 
 def test_a_later_stage_keeps_the_features_a_start_value_named_on(full_space):
