@@ -355,6 +355,45 @@ def test_v_base_counts_alternating_touch_downs_and_decays_without_steps():
     assert rec.measures["speed"].v_base == pytest.approx(0.3 / (9 * DT - 0.025))
 
 
+def test_dynamically_similar_step_frequency():
+    """Alexander (1976): stride / h = 2.3 (v^2 / (g h))^0.3; at 1.3 m/s a human of hip height
+    0.9 m takes about 124 steps per minute (the normative mean at that speed: about 120)."""
+    from musclewalk.measures.gait import dynamically_similar_step_frequency
+
+    f = dynamically_similar_step_frequency(1.3, 0.9)
+    assert 60 * f == pytest.approx(123.7, abs=0.1)
+    # dynamic similarity: the same Froude number gives the same stride per hip height
+    assert dynamically_similar_step_frequency(2.0 * math.sqrt(2.0), 2.0) * 2.0 / (2.0 * math.sqrt(2.0)) == (
+        pytest.approx(dynamically_similar_step_frequency(2.0, 1.0) / 2.0)
+    )
+
+
+def test_step_frequency_error_by_hand():
+    """|f / f_similar - 1| from the last two alternating touch-downs, falling while no step
+    comes; 0 before the second touch-down. At the target 2.0 m/s and leg length 1.0 m:
+    f_similar = 2 v / (2.3 (v^2 / g)^0.3)."""
+    objective = Objective.from_dict(
+        {"terms": {"cadence": {"measure": "step_frequency_error", "weight": 1.0}}}, "cadence"
+    )
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    rec = ObjectiveRecorder(fake_sim(), scenario, objective)
+    measure = rec.measures["cadence"]
+    similar = 2 * TARGET / (2.3 * (TARGET**2 / 9.80665) ** 0.3)
+    assert measure.similar == pytest.approx(similar)
+    weight = BODY_MASS * 9.80665
+    engine = FakeEngine()
+    values = []
+    for k, (right, left) in enumerate([(1, 0), (1, 1), (0, 1), (1, 1), (1, 0), (1, 0), (1, 0), (1, 0)]):
+        sensors, raw = step(k)
+        sensors.foot_grf[:, 1] = [right * weight, left * weight]
+        values.append(measure.value(SimpleNamespace(t=sensors.t, sensors=sensors)))
+    # touch-downs: left at k = 1, right at k = 3 (0.01 s apart); none after
+    assert values[:3] == [0.0, 0.0, 0.0]
+    assert values[3] == pytest.approx(abs(100.0 / similar - 1.0))
+    assert values[4] == pytest.approx(abs(100.0 / similar - 1.0))  # t - t_k = 0.005 < 0.01
+    assert values[7] == pytest.approx(abs(1.0 / (7 * DT - 3 * DT) / similar - 1.0))
+
+
 def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw():
     scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
     rec = ObjectiveRecorder(fake_sim(), scenario, Objective.load("humanlike"))
