@@ -160,7 +160,9 @@ def complete_run(opt: Optimization, report: Report = report_line) -> State:
         f"{opt.meta.creature}: {len(space)} parameters "
         + ", ".join(f"{k} {v}" for k, v in space.group_counts().items())
         + (
-            f" ({len(space.fixed)} fixed, {len(space.narrowed)} narrowed by the run's parameters)"
+            f" ({len(space.fixed)} fixed"
+            + (f" ({len(space.hold_names)} held at the warm start's values)" if space.hold_names else "")
+            + f", {len(space.narrowed)} narrowed by the run's parameters)"
             if space.overrides
             else ""
         )
