@@ -120,7 +120,8 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
         if not isinstance(spec, Mapping) or not spec:
             raise OverrideError(
                 _key(pattern),
-                "expected {lower: ..., upper: ...} (either or both), {fixed: ...}, {hold: true} or {free: true}",
+                "expected {lower: ..., upper: ...} (either or both), {fixed: ...}, {hold: true} "
+                "or {free: true}",
             )
         values = {}
         for field, value in spec.items():
@@ -139,8 +140,9 @@ def parse_overrides(raw) -> dict[str, dict[str, float]]:
         for alone in ("fixed", "hold"):
             if alone in values and len(values) > 1:
                 raise OverrideError(
-                    _key(pattern, alone), f"a {'held' if alone == 'hold' else 'fixed'} parameter "
-                    "takes no other field (lower, upper, fixed, hold, free or start)"
+                    _key(pattern, alone),
+                    f"a {'held' if alone == 'hold' else 'fixed'} parameter "
+                    "takes no other field (lower, upper, fixed, hold, free or start)",
                 )
         out[pattern] = values
     return out

@@ -381,7 +381,6 @@ def test_step_frequency_error_by_hand():
     similar = 2 * TARGET / (2.3 * (TARGET**2 / 9.80665) ** 0.3)
     assert measure.similar == pytest.approx(similar)
     weight = BODY_MASS * 9.80665
-    engine = FakeEngine()
     values = []
     for k, (right, left) in enumerate([(1, 0), (1, 1), (0, 1), (1, 1), (1, 0), (1, 0), (1, 0), (1, 0)]):
         sensors, raw = step(k)

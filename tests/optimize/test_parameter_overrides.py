@@ -306,7 +306,7 @@ def test_a_run_holds_the_warm_starts_routing_and_properties_and_resumes_with_the
     assert "fixed parameters take their fixed value" not in log
     saved, _ = load_checkpoint(out / CHECKPOINT)
     assert saved.parameters == held and len(saved.hold_values) == 63
-    assert {n[len("routing."):]: v for n, v in saved.hold_values.items() if n.startswith("routing.")} == (
+    assert {n[len("routing.") :]: v for n, v in saved.hold_values.items() if n.startswith("routing.")} == (
         committed["routing"]
     )
     data = yaml.safe_load(path.read_text())
