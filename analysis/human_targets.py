@@ -161,6 +161,16 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
             "costliest muscles, W (mean activation): "
             + ", ".join(f"{name} {watts:.0f} ({activation:.2f})" for name, watts, activation in costliest)
         )
+    work = analysis.get("fibre_work")
+    if work:
+        producers = list(work["by_muscle"].items())[:shown]
+        lines.append(
+            f"muscle fibre work, W: produced {work['produced_W']:.0f}, absorbed {work['absorbed_W']:.0f}, "
+            f"net {work['net_W']:.0f}; largest producers (produced / absorbed): "
+            + ", ".join(
+                f"{name} {row['produced_W']:.0f} / {row['absorbed_W']:.0f}" for name, row in producers
+            )
+        )
     sources = analysis.get("excitation_sources") or {}
     feedback = sorted(
         (

@@ -134,6 +134,7 @@ def summarize(sim_dir) -> dict:
         "body_mass_kg": mass,
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,
+        "fibre_work": _fibre_work(names, cols("fiber_force"), cols("fiber_velocity")),
         "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
         "excitation_variation": _excitation_variation(names, cols("excitation"), time),
         "excitation_sources": _excitation_sources(sim_dir, summary, meta, names, cols, dt),
@@ -252,6 +253,27 @@ def _metabolic_energy(meta, muscles, cols, time, dt: float, simulated_time: floa
     for tk, rk in zip(time, rate):
         energy_integral.add(tk, {"energy": rk})
     return energy_integral.totals(simulated_time)["energy"], by_muscle
+
+
+def _fibre_work(names, fiber_force, fiber_velocity) -> dict:
+    """Mean mechanical power of the muscle fibres, W: produced while shortening, absorbed while
+    lengthening (the metabolic model charges the first and refunds nothing for the second), and
+    each muscle's share, the largest producers first. Produced and absorbed close together mean
+    energy passed back and forth between muscles (co-contraction, a swing leg braked and driven
+    again), not work done on the body."""
+    power = -fiber_force * fiber_velocity  # shortening (v < 0) under tension produces work
+    produced = np.maximum(power, 0.0).mean(axis=0)
+    absorbed = np.maximum(-power, 0.0).mean(axis=0)
+    per_muscle = {
+        name: {"produced_W": float(produced[i]), "absorbed_W": float(absorbed[i])}
+        for i, name in enumerate(names)
+    }
+    return {
+        "produced_W": float(produced.sum()),
+        "absorbed_W": float(absorbed.sum()),
+        "net_W": float(produced.sum() - absorbed.sum()),
+        "by_muscle": dict(sorted(per_muscle.items(), key=lambda kv: -kv[1]["produced_W"])),
+    }
 
 
 def _joint_limit_torques(path: Path) -> dict | None:

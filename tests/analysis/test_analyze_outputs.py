@@ -138,6 +138,16 @@ def test_summary_says_where_the_energy_goes_and_which_joint_limits_carry_load(ru
     assert all(0.0 <= m["mean_activation"] <= 1.0 for m in muscles.values())
     limits = pd.read_csv(run_dir / "joint_limits.csv")
     assert set(summary["joint_limit_torques"]) == set(limits.columns) - {"time"}
+    # fibre_work: -F v split into produced (shortening) and absorbed (lengthening) power
+    work = summary["fibre_work"]
+    csv = pd.read_csv(run_dir / "muscles.csv")
+    for name, row in work["by_muscle"].items():
+        power = -(csv[f"{name}.fiber_force"] * csv[f"{name}.fiber_velocity"]).to_numpy()
+        assert row["produced_W"] == pytest.approx(power.clip(min=0).mean(), rel=1e-9, abs=1e-12)
+        assert row["absorbed_W"] == pytest.approx((-power).clip(min=0).mean(), rel=1e-9, abs=1e-12)
+    assert set(work["by_muscle"]) == set(muscles)
+    assert work["net_W"] == pytest.approx(work["produced_W"] - work["absorbed_W"])
+    assert work["produced_W"] > 0 and work["absorbed_W"] > 0
     assert "limit_knee_angle_r" in summary["joint_limit_torques"]
     for row in summary["joint_limit_torques"].values():
         assert 0.0 <= row["mean_abs_Nm"] <= row["max_abs_Nm"] and 0.0 <= row["engaged_fraction"] <= 1.0
