@@ -19,10 +19,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+# musclewalk first: importing it pins numpy's CPU dispatch before numpy loads (musclewalk.cpu_dispatch)
+import musclewalk  # noqa: E402, F401, I001
+import numpy as np  # noqa: E402
 
 from musclewalk.model.build import build_creature  # noqa: E402
 from musclewalk.model.meta import load_meta, meta_path, scale_passive_bounds, write_meta  # noqa: E402

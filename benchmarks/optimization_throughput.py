@@ -30,10 +30,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+# musclewalk first: importing it pins numpy's CPU dispatch before numpy loads (musclewalk.cpu_dispatch)
+import musclewalk  # noqa: E402, F401, I001
+import numpy as np  # noqa: E402
 
 from musclewalk.model.build import build_creature  # noqa: E402
 from musclewalk.optimize import driver  # noqa: E402

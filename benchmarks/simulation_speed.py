@@ -40,10 +40,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+# musclewalk first: importing it pins numpy's CPU dispatch before numpy loads (musclewalk.cpu_dispatch)
+import musclewalk  # noqa: E402, F401, I001
+import numpy as np  # noqa: E402
 
 from musclewalk.model.meta import load_meta, meta_path  # noqa: E402
 from musclewalk.model.metadata import ModelMeta  # noqa: E402

@@ -1,3 +1,4 @@
+import musclewalk  # noqa: F401, I001  first, before numpy loads: it pins numpy's CPU dispatch (musclewalk.cpu_dispatch)
 import os
 from pathlib import Path
 

@@ -44,6 +44,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from ..constants import CONTROL_INTERVAL
+from ..cpu_dispatch import describe as describe_cpu_dispatch
 from ..io_checks import check_model, write_files_together
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.meta import load_meta, meta_bytes, meta_path
@@ -926,6 +927,7 @@ class Optimization:
             f"stop: {stop or 'running (written after every generation)'}",
             f"versions: python {platform.python_version()}, opensim {opensim.__version__}, "
             f"cma {cma.__version__}, numpy {np.__version__}",
+            f"numerics: {describe_cpu_dispatch()}",
             f"machine: {platform.node()} {platform.machine()} {os.cpu_count()} cores, {platform.platform()}",
             f"written: {time.strftime('%Y-%m-%d %H:%M:%S %Z')}",
         ]

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..constants import CONTROL_INTERVAL
 from ..control.controller import Controller
+from ..cpu_dispatch import check_cpu_dispatch
 from ..model.meta import load_meta
 from ..model.metadata import ModelMeta
 from .bridge import SensorBridge, control_model_from_meta
@@ -113,6 +114,7 @@ class Simulator:
         accuracy: float | None = None,
         terrain=None,
     ):
+        check_cpu_dispatch()
         self.meta = meta if meta is not None else load_meta(osim_path)
         self.terrain = terrain
         self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy, terrain=terrain)
