@@ -41,7 +41,7 @@ def _window(curve: list, start: float, end: float) -> np.ndarray:
 
 
 def _fmt(values, spec) -> str:
-    return " / ".join(format(v, spec) for v in values)
+    return " / ".join("–" if v is None else format(v, spec) for v in values)
 
 
 def target_rows(analysis: dict, comparison: dict) -> list[tuple[str, str, str, str, bool]]:
@@ -169,6 +169,27 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
             f"net {work['net_W']:.0f}; largest producers (produced / absorbed): "
             + ", ".join(
                 f"{name} {row['produced_W']:.0f} / {row['absorbed_W']:.0f}" for name, row in producers
+            )
+        )
+    phases = analysis.get("leg_phases")
+    if phases:
+        legs = [phases[side] for side in ("r", "l")]
+        order = ("stance", "lift_off", "swing", "stance_preparation")
+        lines.append(
+            f"leg phases after {phases['from_s']:g} s (right / left): mean s in "
+            + ", ".join(
+                f"{state} {_fmt([leg['mean_state_duration_s'].get(state) for leg in legs], '.2f')}"
+                for state in order
+            )
+            + "; at touch-down the foot {} m ahead of the centre of mass, step {} m, hip {} rad".format(
+                *(
+                    _fmt([leg[key] for leg in legs], ".2f")
+                    for key in (
+                        "foot_ahead_of_com_at_touch_down_m",
+                        "step_length_m",
+                        "hip_flexion_at_touch_down_rad",
+                    )
+                )
             )
         )
     sources = analysis.get("excitation_sources") or {}

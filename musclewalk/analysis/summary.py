@@ -135,6 +135,7 @@ def summarize(sim_dir) -> dict:
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,
         "fibre_work": _fibre_work(names, cols("fiber_force"), cols("fiber_velocity")),
+        "leg_phases": _leg_phases(sim_dir / "controller.csv", simulated_time),
         "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
         "excitation_variation": _excitation_variation(names, cols("excitation"), time),
         "excitation_sources": _excitation_sources(sim_dir, summary, meta, names, cols, dt),
@@ -274,6 +275,44 @@ def _fibre_work(names, fiber_force, fiber_velocity) -> dict:
         "net_W": float(produced.sum() - absorbed.sum()),
         "by_muscle": dict(sorted(per_muscle.items(), key=lambda kv: -kv[1]["produced_W"])),
     }
+
+
+def _leg_phases(path: Path, simulated_time: float) -> dict | None:
+    """Per leg, from the controller's log after the start-up (2 s, or none in runs under 4 s): the
+    mean duration of each FSM state over its complete visits, and at each touch-down the foot's
+    distance ahead of the centre of mass (d_S, m) and the hip's sagittal angle (the feature the
+    swing and stance-preparation targets of eq. 12 act on, rad), with the step length: the
+    distance between the two feet then. None without a controller log."""
+    try:
+        log = pd.read_csv(path)
+    except (FileNotFoundError, pd.errors.EmptyDataError):
+        return None
+    start = 2.0 if simulated_time >= 4.0 else 0.0
+    log = log[log["t"] >= start]
+    t = log["t"].to_numpy()
+    phases = {"from_s": start}
+    for side, other in (("r", "l"), ("l", "r")):
+        states = log[f"state_{side}"].to_numpy()
+        changes = np.flatnonzero(states[1:] != states[:-1]) + 1
+        durations: dict[str, list[float]] = {}
+        for a, b in zip(changes[:-1], changes[1:]):
+            durations.setdefault(str(states[a]), []).append(float(t[b] - t[a]))
+        contact = log[f"contact_{side}"].to_numpy().astype(bool)
+        down = np.flatnonzero(contact[1:] & ~contact[:-1]) + 1
+        ahead = log[f"d_S_{side}"].to_numpy()[down]
+        behind = log[f"d_S_{other}"].to_numpy()[down]
+
+        def mean(values) -> float | None:
+            return float(np.mean(values)) if len(values) else None
+
+        phases[side] = {
+            "mean_state_duration_s": {state: mean(d) for state, d in durations.items()},
+            "touch_downs": int(len(down)),
+            "foot_ahead_of_com_at_touch_down_m": mean(ahead),
+            "step_length_m": mean(ahead - behind),
+            "hip_flexion_at_touch_down_rad": mean(log[f"hip_flexion_{side}"].to_numpy()[down]),
+        }
+    return phases
 
 
 def _joint_limit_torques(path: Path) -> dict | None:

@@ -207,3 +207,42 @@ def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_mode
     assert sources["vasti_l"]["stance"]["force_feedback"] > 0.0  # F+ in stance
     assert sources["vasti_l"]["swing"]["force_feedback"] == 0.0  # none in swing
     assert sources["hip_flexor_medial_r"]["stance"]["force_feedback"] == 0.0  # no F+ gain
+
+
+def test_leg_phases_time_each_fsm_state_and_measure_the_step_at_touch_down(tmp_path):
+    """leg_phases: mean duration of complete state visits after the start-up, and d_S, step
+    length and hip angle at each touch-down (contact False -> True), per leg."""
+    import numpy as np
+    import pandas as pd
+
+    from musclewalk.analysis.summary import _leg_phases
+
+    k = np.arange(500)  # 10 ms samples, a 1 s cycle: stance 0.6 s, lift-off 0.1 s, swing 0.3 s
+    t = k / 100.0
+    cycle = np.where(k % 100 < 60, "stance", np.where(k % 100 < 70, "lift_off", "swing"))
+    contact = k % 100 < 70
+    frame = pd.DataFrame(
+        {
+            "t": t,
+            "state_r": cycle,
+            "state_l": "stance",
+            "contact_r": contact,
+            "contact_l": True,
+            "d_S_r": 0.3,
+            "d_S_l": -0.2,
+            "hip_flexion_r": 0.25,
+            "hip_flexion_l": -0.1,
+        }
+    )
+    frame.to_csv(tmp_path / "controller.csv", index=False)
+    phases = _leg_phases(tmp_path / "controller.csv", simulated_time=5.0)
+    assert phases["from_s"] == 2.0
+    right = phases["r"]
+    assert right["mean_state_duration_s"] == pytest.approx({"stance": 0.6, "lift_off": 0.1, "swing": 0.3})
+    assert right["touch_downs"] == 2  # at 3.0 and 4.0 s (2.0 s is the window's first sample)
+    assert right["foot_ahead_of_com_at_touch_down_m"] == pytest.approx(0.3)
+    assert right["step_length_m"] == pytest.approx(0.5)
+    assert right["hip_flexion_at_touch_down_rad"] == pytest.approx(0.25)
+    assert phases["l"]["touch_downs"] == 0 and phases["l"]["step_length_m"] is None
+    assert phases["l"]["mean_state_duration_s"] == {}
+    assert _leg_phases(tmp_path / "missing.csv", 5.0) is None
