@@ -51,9 +51,12 @@ def pin_cpu_dispatch(environ=None, machine: str | None = None, flags: set[str] |
     environ = os.environ if environ is None else environ
     if not pinnable(machine, flags):
         return False
+    environ[OPENBLAS_VARIABLE] = OPENBLAS_CORETYPE
+    if environ.get("NPY_ENABLE_CPU_FEATURES"):
+        # numpy refuses to load with both set; the simulator's check judges what this one enables
+        return False
     disabled = environ.get(NUMPY_VARIABLE, "").replace(",", " ").split()
     environ[NUMPY_VARIABLE] = " ".join(dict.fromkeys(disabled + list(NUMPY_DISABLED)))
-    environ[OPENBLAS_VARIABLE] = OPENBLAS_CORETYPE
     return True
 
 

@@ -31,6 +31,13 @@ def test_pinning_sets_numpy_and_openblas_and_keeps_what_the_user_disabled():
     assert again == environ
 
 
+def test_a_user_enabled_feature_list_is_left_to_numpy_and_the_check():
+    """numpy refuses to load with both NPY_ENABLE_ and NPY_DISABLE_CPU_FEATURES set."""
+    environ = {"NPY_ENABLE_CPU_FEATURES": "X86_V3"}
+    assert not pin_cpu_dispatch(environ, machine="x86_64", flags=AVX2)
+    assert "NPY_DISABLE_CPU_FEATURES" not in environ and environ["OPENBLAS_CORETYPE"] == "Haswell"
+
+
 @pytest.mark.parametrize(
     "machine, flags", [("aarch64", set()), ("arm64", set()), ("x86_64", {"sse2", "avx"})]
 )
