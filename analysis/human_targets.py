@@ -171,6 +171,32 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
                 f"{name} {row['produced_W']:.0f} / {row['absorbed_W']:.0f}" for name, row in producers
             )
         )
+    operating = analysis.get("operating_range")
+    if operating:
+        rows = operating["by_muscle"]
+
+        def where(name) -> str:
+            length = rows[name]["norm_fiber_length"]
+            return f"{length['min']:.2f}-{length['max']:.2f} l_opt"
+
+        lines.append(
+            "muscles outside their working range: stretched (mean passive force, fibre length): "
+            + (
+                ", ".join(
+                    f"{name} {rows[name]['mean_passive_force_N']:.0f} N, {where(name)}"
+                    for name in operating["stretched"]
+                )
+                or "none"
+            )
+            + "; idle (excited but never above 2 % of F_max: mean excitation, fibre length): "
+            + (
+                ", ".join(
+                    f"{name} {rows[name]['mean_excitation']:.2f}, {where(name)}"
+                    for name in operating["idle"]
+                )
+                or "none"
+            )
+        )
     phases = analysis.get("leg_phases")
     if phases:
         legs = [phases[side] for side in ("r", "l")]

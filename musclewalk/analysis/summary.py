@@ -1,7 +1,7 @@
 """First gait summary of a simulation folder: speed, distance, termination, metabolic cost of
 transport (Wang et al. 2012 model), the summed muscle force, stride frequency, where the energy
-goes, the joint-limit torques and how much each muscle's excitation switches. Steps, energy
-and force come from the same measures as the optimizer's objective (`musclewalk.measures`):
+goes, where each muscle works on its force-length curve, the joint-limit torques and how much
+each muscle's excitation switches. Steps, energy and force come from the same measures as the optimizer's objective (`musclewalk.measures`):
 touch-downs of alternating feet from the vertical GRF above 5 % of body weight, and the metabolic
 rate and summed muscle force integrated over the control steps (each sample stands for its
 control interval; the sample at the end stands for none). A model with ideal muscles (F = u F_max,
@@ -27,6 +27,13 @@ from ..sim.outputs import read_storage
 
 HEAT_TERMS = ("activation_heat", "maintenance_heat", "shortening_heat", "positive_work")
 ENGAGED_TORQUE = 1.0  # N m: a joint limit carrying more is counted as engaged
+# a muscle outside its working range: its passive fibre force averages more than this share of
+# F_max (stretched: a spring the others work against), or its fibre force never reaches this one
+# while it is excited (idle: slack, e.g. a tendon longer than its path; its activation heat buys
+# nothing)
+STRETCHED_PASSIVE_SHARE = 0.10
+IDLE_FORCE_SHARE = 0.02
+IDLE_EXCITATION = 0.05
 
 RUN_KEYS = (
     "model",
@@ -135,6 +142,9 @@ def summarize(sim_dir) -> dict:
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,
         "fibre_work": _fibre_work(names, cols("fiber_force"), cols("fiber_velocity")),
+        "operating_range": None
+        if meta.muscle_model == IDEAL_MUSCLES
+        else _operating_range(meta, names, cols),
         "leg_phases": _leg_phases(sim_dir / "controller.csv", simulated_time),
         "joint_limit_torques": _joint_limit_torques(sim_dir / "joint_limits.csv"),
         "excitation_variation": _excitation_variation(names, cols("excitation"), time),
@@ -274,6 +284,45 @@ def _fibre_work(names, fiber_force, fiber_velocity) -> dict:
         "absorbed_W": float(absorbed.sum()),
         "net_W": float(produced.sum() - absorbed.sum()),
         "by_muscle": dict(sorted(per_muscle.items(), key=lambda kv: -kv[1]["produced_W"])),
+    }
+
+
+def _operating_range(meta, names, cols) -> dict:
+    """Where each muscle works on its force-length curve over the run: normalized fibre length
+    (min, mean, max), mean passive fibre force (fibre force less its active part, N) and the
+    largest fibre force as a share of F_max; with the muscles that are ``stretched`` (mean passive
+    force above STRETCHED_PASSIVE_SHARE of F_max) and ``idle`` (excited on average above
+    IDLE_EXCITATION but never above IDLE_FORCE_SHARE of F_max), the largest passive forces first.
+    Optimized muscle properties (F_max, l_opt, l_slack each within 0.5-2x of the template's) can
+    put a muscle there."""
+    length = cols("norm_fiber_length")
+    fibre = cols("fiber_force")
+    passive = np.maximum(fibre - cols("active_fiber_force"), 0.0).mean(axis=0)
+    excitation = cols("excitation").mean(axis=0)
+    fmax = np.array([m.max_isometric_force for m in meta.muscles])
+    peak_share = fibre.max(axis=0) / fmax
+    per_muscle = {
+        name: {
+            "norm_fiber_length": {
+                "min": float(length[:, i].min()),
+                "mean": float(length[:, i].mean()),
+                "max": float(length[:, i].max()),
+            },
+            "mean_passive_force_N": float(passive[i]),
+            "peak_force_share_of_fmax": float(peak_share[i]),
+            "mean_excitation": float(excitation[i]),
+        }
+        for i, name in enumerate(names)
+    }
+    order = np.argsort(-passive / fmax)
+    return {
+        "stretched": [names[i] for i in order if passive[i] > STRETCHED_PASSIVE_SHARE * fmax[i]],
+        "idle": [
+            names[i]
+            for i in order
+            if peak_share[i] < IDLE_FORCE_SHARE and excitation[i] > IDLE_EXCITATION
+        ],
+        "by_muscle": per_muscle,
     }
 
 

@@ -148,6 +148,11 @@ def test_summary_says_where_the_energy_goes_and_which_joint_limits_carry_load(ru
     assert set(work["by_muscle"]) == set(muscles)
     assert work["net_W"] == pytest.approx(work["produced_W"] - work["absorbed_W"])
     assert work["produced_W"] > 0 and work["absorbed_W"] > 0
+    operating = summary["operating_range"]
+    assert set(operating["by_muscle"]) == set(muscles)
+    for name, row in operating["by_muscle"].items():
+        length = csv[f"{name}.norm_fiber_length"]
+        assert row["norm_fiber_length"]["max"] == pytest.approx(length.max())
     assert "limit_knee_angle_r" in summary["joint_limit_torques"]
     for row in summary["joint_limit_torques"].values():
         assert 0.0 <= row["mean_abs_Nm"] <= row["max_abs_Nm"] and 0.0 <= row["engaged_fraction"] <= 1.0
@@ -246,3 +251,37 @@ def test_leg_phases_time_each_fsm_state_and_measure_the_step_at_touch_down(tmp_p
     assert phases["l"]["touch_downs"] == 0 and phases["l"]["step_length_m"] is None
     assert phases["l"]["mean_state_duration_s"] == {}
     assert _leg_phases(tmp_path / "missing.csv", 5.0) is None
+
+
+def test_operating_range_finds_stretched_and_idle_muscles():
+    """operating_range: a muscle whose passive fibre force averages more than 10 % of F_max is
+    stretched, one excited but never pulling 2 % of F_max is idle (a slack tendon), a muscle
+    near its optimal length and pulling is neither; lengths and forces as recorded."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from musclewalk.analysis.summary import _operating_range
+
+    names = ["spring", "slack", "working"]
+    meta = SimpleNamespace(muscles=[SimpleNamespace(max_isometric_force=f) for f in (1000, 500, 800)])
+    n = 50
+    data = {
+        "norm_fiber_length": np.column_stack(
+            [np.linspace(1.4, 1.6, n), np.full(n, 0.44), np.linspace(0.8, 1.1, n)]
+        ),
+        "fiber_force": np.column_stack([np.full(n, 600.0), np.full(n, 1.0), np.linspace(0, 400, n)]),
+        "active_fiber_force": np.column_stack(
+            [np.full(n, 100.0), np.full(n, 1.0), np.linspace(0, 400, n)]
+        ),
+        "excitation": np.column_stack([np.full(n, 0.2), np.full(n, 0.4), np.full(n, 0.3)]),
+    }
+    out = _operating_range(meta, names, data.__getitem__)
+    assert out["stretched"] == ["spring"]
+    assert out["idle"] == ["slack"]
+    spring = out["by_muscle"]["spring"]
+    assert spring["mean_passive_force_N"] == pytest.approx(500.0)
+    assert spring["norm_fiber_length"] == pytest.approx({"min": 1.4, "mean": 1.5, "max": 1.6})
+    assert spring["peak_force_share_of_fmax"] == pytest.approx(0.6)
+    assert out["by_muscle"]["working"]["mean_passive_force_N"] == 0.0
+    assert out["by_muscle"]["slack"]["mean_excitation"] == pytest.approx(0.4)
