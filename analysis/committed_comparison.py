@@ -3,7 +3,7 @@
 
 For each run under models/optimized/ (best.json + optimized.osim): re-simulate it from the
 committed files (its speed, 10 s), `musclewalk analyze` and `musclewalk compare` it, copy its
-kinematics and muscle sheets to docs/images/<creature>-compare-*.png and write one Markdown table
+kinematics and muscle sheets to docs/images/<run>-compare-*.png and write one Markdown table
 of headline numbers (docs/tables/committed_comparison.md).
 
     python3.11 analysis/committed_comparison.py [--runs DIR ...] [--work DIR]
@@ -101,10 +101,9 @@ def main(argv=None) -> int:
         analysis, comparison, cmp_dir = resimulate(run, work)
         rows.append(row(run.name, analysis, comparison))
         print(rows[-1], flush=True)
-        creature = json.loads((run / "best.json").read_text())["creature"]
-        shutil.copy(cmp_dir / "kinematics.png", args.images / f"{creature}-compare-kinematics.png")
+        shutil.copy(cmp_dir / "kinematics.png", args.images / f"{run.name}-compare-kinematics.png")
         if (cmp_dir / "muscles.png").exists():
-            shutil.copy(cmp_dir / "muscles.png", args.images / f"{creature}-compare-muscles.png")
+            shutil.copy(cmp_dir / "muscles.png", args.images / f"{run.name}-compare-muscles.png")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(rows) + "\n")
     print(f"wrote {args.out}")

@@ -191,8 +191,7 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
             + "; idle (excited but never above 2 % of F_max: mean excitation, fibre length): "
             + (
                 ", ".join(
-                    f"{name} {rows[name]['mean_excitation']:.2f}, {where(name)}"
-                    for name in operating["idle"]
+                    f"{name} {rows[name]['mean_excitation']:.2f}, {where(name)}" for name in operating["idle"]
                 )
                 or "none"
             )

@@ -4,6 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -129,3 +131,34 @@ def test_human_targets_judge_each_figure():
         "x: no target measured: it falls after 1.90 s (com_height), before a complete gait cycle after 2 s"
     )
     assert lines[-1] == "- most switching excitations, per s: hip_abductor_posterior_l 31"
+
+
+def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
+    """analysis/vary_parameters.py: a model property (normalized) lands in the copy's .osim as
+    the optimizer would write it, a controller value in its best.json; an unknown name is one
+    error naming the file, and no folder is written."""
+    import json
+
+    from lxml import etree
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    script = [sys.executable, str(REPO / "analysis/vary_parameters.py"), str(run)]
+    out = tmp_path / "varied"
+    changes = ["properties.hamstrings.tendon_slack_length=0.5", "prep.theta0=0.25"]
+    r = subprocess.run([*script, str(out), *changes], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    best = json.loads((out / "best.json").read_text())["parameters"]
+    assert best["controller"]["prep.theta0"] == 0.25
+    assert best["model"]["properties"]["hamstrings.tendon_slack_length"] == 0.5
+
+    def slack(osim):
+        muscle = etree.parse(str(osim)).find(".//*[@name='hamstrings_r']")
+        return float(muscle.findtext("tendon_slack_length"))
+
+    meta = json.loads((out / "optimized.meta.json").read_text())
+    entry = next(e for e in meta["properties"] if e["name"] == "hamstrings.tendon_slack_length")
+    assert slack(out / "optimized.osim") == pytest.approx(entry["lo"] + 0.5 * (entry["hi"] - entry["lo"]))
+    assert slack(run / "optimized.osim") != pytest.approx(slack(out / "optimized.osim"))
+    bad = subprocess.run([*script, str(tmp_path / "bad"), "nope=1"], capture_output=True, text=True)
+    assert bad.returncode != 0 and "best.json: parameters: no 'nope'" in bad.stderr
+    assert not (tmp_path / "bad").exists()

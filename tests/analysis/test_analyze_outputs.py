@@ -271,9 +271,7 @@ def test_operating_range_finds_stretched_and_idle_muscles():
             [np.linspace(1.4, 1.6, n), np.full(n, 0.44), np.linspace(0.8, 1.1, n)]
         ),
         "fiber_force": np.column_stack([np.full(n, 600.0), np.full(n, 1.0), np.linspace(0, 400, n)]),
-        "active_fiber_force": np.column_stack(
-            [np.full(n, 100.0), np.full(n, 1.0), np.linspace(0, 400, n)]
-        ),
+        "active_fiber_force": np.column_stack([np.full(n, 100.0), np.full(n, 1.0), np.linspace(0, 400, n)]),
         "excitation": np.column_stack([np.full(n, 0.2), np.full(n, 0.4), np.full(n, 0.3)]),
     }
     out = _operating_range(meta, names, data.__getitem__)

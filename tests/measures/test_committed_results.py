@@ -13,17 +13,18 @@ from musclewalk.sim.scenario import Scenario
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("run", ["HumanLegs-walk-1.3", "Human-walk-1.3"])
+@pytest.mark.parametrize("run", ["HumanLegs-walk-1.3", "Human-walk-1.3", "Human-walk-1.3-human"])
 def test_committed_best_re_simulates_to_its_recorded_objective(run):
     folder = REPO / "models" / "optimized" / run
     best = json.loads((folder / "best.json").read_text())
     params = best["parameters"]
     sim = Simulator(folder / "optimized.osim")
     scenario = Scenario(speed=best["speed"], duration=best["duration"])
-    recorder = ObjectiveRecorder(sim, scenario)
+    objective = Objective.load(best.get("objective_name", "geijtenbeek2013"))
+    recorder = ObjectiveRecorder(sim, scenario, objective)
     result = sim.run(scenario, {**params["controller"], **params["initial_state"]}, observers=[recorder])
     averages = recorder.finish(result.simulated_time, result.terminated)
-    score, terms = Objective.load("geijtenbeek2013").combine(averages)
+    score, terms = objective.combine(averages)
     assert result.simulated_time == pytest.approx(best["simulated_time"])
     assert result.terminated == best["terminated"]
     assert terms == pytest.approx(best["terms"], rel=1e-9, abs=1e-12)

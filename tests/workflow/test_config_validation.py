@@ -260,16 +260,21 @@ def test_runs_from_experiment_files_take_their_objective_or_their_stages(tmp_pat
 def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     """Two runs of the same creature, task and speed (the paper's and the human-objective Human)
     are told apart by the experiment's variant; the quick budget passes the experiment's search
-    space (--parameters)."""
+    space (--parameters) and warm-starts from the committed human-objective result."""
     config = yaml.safe_load(yaml.safe_dump(GOOD))
-    config["runs"].append({"experiment": "config/experiments/human-walk-1.3-human-knee.yaml"})
-    result = dry_run(tmp_path, config, "-p")
+    assert {"experiment": "config/experiments/human-walk-1.3-human-swingfoot.yaml"} in config["runs"]
+    result = dry_run(tmp_path, config, "-p", "--forceall")  # planned whatever results/ holds
     assert result.returncode == 0, result.stderr[-2000:]
     commands = [line for line in result.stdout.splitlines() if "musclewalk " in line]
     variant = [c for c in commands if "results/optimize/Human-walk-1.3-human " in c]
     assert len(variant) == 1, commands
-    assert "--objective human --parameters " in variant[0]
-    assert "knee_overextension.gain" in variant[0]
+    assert "--objective human-cadence --parameters " in variant[0]
+    assert '"swing_foot.follow_shank": {"lower": 0.5}' in variant[0]
+    assert "--init models/optimized/Human-walk-1.3-human/best.json" in variant[0]
+    # a second experiment of the same run name is refused
+    config["runs"].append({"experiment": "config/experiments/human-walk-1.3-human-knee.yaml"})
+    twice = dry_run(tmp_path, config, "-p")
+    assert twice.returncode != 0 and "the same run as runs[" in twice.stderr + twice.stdout
     assert any(
         "results/optimize/Human-walk-1.3 " in c and "--objective geijtenbeek2013" in c for c in commands
     )

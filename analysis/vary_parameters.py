@@ -1,0 +1,89 @@
+"""A copy of an optimization run folder with some of its optimized values changed: how a walker
+responds to one parameter moved alone (the README's probes, e.g. "moved alone it falls after
+3.81 s").
+
+    python3.11 analysis/vary_parameters.py RUN OUT NAME=VALUE [NAME=VALUE ...]
+    python3.11 analysis/human_targets.py OUT          # re-simulate, analyze and compare the copy
+
+NAME is a parameter of best.json: a controller or initial-state name (``prep.theta0``,
+``swing_foot.follow_shank``) in its own units, or a model parameter by its kind
+(``properties.hamstrings.tendon_slack_length``, ``routing.vasti.P1.x``, ``passive.…``) in the
+normalized units best.json stores (0..1 of its range; ``musclewalk optimize`` prints the space).
+The copy's optimized.osim and metadata are rewritten from the run's own model copy (model/) with
+the changed values, as the optimizer writes them; best.json keeps its recorded objective, which no
+longer belongs to the changed values (the copy is for re-simulation, not a result).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
+from musclewalk.io_checks import write_files_together
+from musclewalk.model.meta import load_meta, meta_bytes, meta_path
+from musclewalk.model.osim import xml_bytes
+from musclewalk.model.vectors import ModelVectors, parse_osim
+
+MODEL_KINDS = ("routing", "properties", "passive")
+
+
+def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
+    best = json.loads((run / "best.json").read_text())
+    params = best["parameters"]
+    for name, value in changes.items():
+        kind, _, rest = name.partition(".")
+        if kind in MODEL_KINDS:
+            section, key = params["model"].setdefault(kind, {}), rest
+        else:
+            section = next((params[s] for s in ("controller", "initial_state") if name in params[s]), None)
+            key = name
+        if section is None or key not in section:
+            raise SystemExit(f"{run / 'best.json'}: parameters: no {name!r} to change")
+        section[key] = value
+    models = sorted((run / "model").glob("*.osim"))
+    if len(models) != 1:
+        raise SystemExit(f"{run / 'model'}: expected the run's one model copy (*.osim)")
+    if out.exists():
+        raise SystemExit(f"{out}: exists (choose a new folder)")
+    shutil.copytree(run, out, ignore=shutil.ignore_patterns("stages", "checkpoint.pkl", ".musclewalk.lock"))
+    tree = parse_osim(models[0])
+    vectors = ModelVectors(load_meta(meta_path(models[0])))
+    vectors.write(tree, params["model"])
+    meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(models[0]))
+    osim = out / "optimized.osim"
+    write_files_together(
+        {
+            out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
+            osim: xml_bytes(tree),
+            meta_path(osim): meta_bytes(meta),
+        }
+    )
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run", type=Path, help="run folder (best.json, model/, optimized.osim)")
+    ap.add_argument("out", type=Path, help="new folder for the copy")
+    ap.add_argument("changes", nargs="+", metavar="NAME=VALUE")
+    args = ap.parse_args(argv)
+    changes = {}
+    for item in args.changes:
+        name, sep, value = item.partition("=")
+        try:
+            changes[name] = float(value)
+        except ValueError:
+            sep = ""
+        if not sep:
+            ap.error(f"{item!r}: expected NAME=VALUE with a number")
+    vary(args.run, args.out, changes)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
