@@ -1,12 +1,12 @@
 """First gait summary of a simulation folder: speed, distance, termination, metabolic cost of
 transport (Wang et al. 2012 model), the summed muscle force, stride frequency, where the energy
 goes, where each muscle works on its force-length curve, the joint-limit torques and how much
-each muscle's excitation switches. Steps, energy and force come from the same measures as the optimizer's objective (`musclewalk.measures`):
-touch-downs of alternating feet from the vertical GRF above 5 % of body weight, and the metabolic
-rate and summed muscle force integrated over the control steps (each sample stands for its
-control interval; the sample at the end stands for none). A model with ideal muscles (F = u F_max,
-models/physics.yaml ``muscles``) has no metabolic model: its metabolic outputs are null, and
-``metabolic_model`` says why."""
+each muscle's excitation switches. Steps, energy and force come from the same measures as the
+optimizer's objective (`musclewalk.measures`): touch-downs of alternating feet from the vertical
+GRF above 5 % of body weight, and the metabolic rate and summed muscle force integrated over the
+control steps (each sample stands for its control interval; the sample at the end stands for
+none). A model with ideal muscles (F = u F_max, models/physics.yaml ``muscles``) has no metabolic
+model: its metabolic outputs are null, and ``metabolic_model`` says why."""
 
 from __future__ import annotations
 
@@ -318,9 +318,7 @@ def _operating_range(meta, names, cols) -> dict:
     return {
         "stretched": [names[i] for i in order if passive[i] > STRETCHED_PASSIVE_SHARE * fmax[i]],
         "idle": [
-            names[i]
-            for i in order
-            if peak_share[i] < IDLE_FORCE_SHARE and excitation[i] > IDLE_EXCITATION
+            names[i] for i in order if peak_share[i] < IDLE_FORCE_SHARE and excitation[i] > IDLE_EXCITATION
         ],
         "by_muscle": per_muscle,
     }
