@@ -16,7 +16,9 @@ import numpy as np
 from .kinematics import base_pose_transforms, path_length
 from .metadata import (
     IDEAL_MUSCLES,
+    INDEPENDENT_PROPERTIES,
     MILLARD_MUSCLES,
+    WORKING_RANGE_PROPERTIES,
     Body,
     BodyPose,
     Contact,
@@ -45,6 +47,11 @@ MODEL_PROPERTY_KINDS = {
     IDEAL_MUSCLES: ("max_isometric_force",),
 }
 PASSIVE_BOUNDS = (0.0, 4.0)  # multiples of the initial gain
+# physics.muscle_properties working_range: default bounds of a "full" muscle's normalized fibre
+# length in the base pose (standing; physics.standing_fiber_length). Human muscles work at about
+# 0.5-1.3 optimal lengths (the templates' standing values, from gait10dof18musc, are 0.53-1.0);
+# above it the passive force rises steeply.
+STANDING_FIBER_LENGTH_BOUNDS = (0.5, 1.2)
 
 
 def meta_path(osim_path) -> Path:
@@ -211,9 +218,16 @@ def build_meta(spec: CreatureSpec) -> ModelMeta:
 
 
 def _recorded_physics(physics: dict) -> dict:
-    """The physics a model's metadata records: the default muscle model goes unsaid (files keep
-    their bytes; a file without ``muscles`` is of Millard muscles)."""
-    return {k: v for k, v in physics.items() if not (k == "muscles" and v == MILLARD_MUSCLES)}
+    """The physics a model's metadata records: the default muscle model and property mode go
+    unsaid (files keep their bytes; a file without ``muscles`` is of Millard muscles, one without
+    ``muscle_properties`` optimizes them independently and has no standing fibre lengths)."""
+    defaults = {"muscles": MILLARD_MUSCLES, "muscle_properties": INDEPENDENT_PROPERTIES}
+    independent = physics.get("muscle_properties", INDEPENDENT_PROPERTIES) == INDEPENDENT_PROPERTIES
+    return {
+        k: v
+        for k, v in physics.items()
+        if not (k in defaults and v == defaults[k]) and not (k == "standing_fiber_length" and independent)
+    }
 
 
 def routing_entries(spec: CreatureSpec) -> tuple[RoutingEntry, ...]:
@@ -237,8 +251,14 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
     """Free muscle properties per property group: Fmax, l_opt, l_slack ("full" rule) or l_opt
     only with l_slack derived from the base-pose path length ("lopt_only", paper §6.1). Of these,
     a model keeps the kinds its muscles have (MODEL_PROPERTY_KINDS): with ideal muscles F_max of
-    the "full" groups only."""
+    the "full" groups only. With physics ``muscle_properties: working_range`` a "full" group's
+    l_slack gives way to its fibre's normalized length standing (physics standing_fiber_length),
+    from which l_slack is derived after every change of routing or l_opt
+    (ModelVectors.derive_tendon_slack)."""
     has = MODEL_PROPERTY_KINDS[spec.physics.get("muscles", MILLARD_MUSCLES)]
+    working_range = (
+        spec.physics.get("muscle_properties") == WORKING_RANGE_PROPERTIES and "tendon_slack_length" in has
+    )
     groups: dict[str, list] = {}
     for m in spec.muscles:
         groups.setdefault(m.property_group, []).append(m)
@@ -251,7 +271,37 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
             if rule == "full"
             else ["optimal_fiber_length"]
         )
-        for kind in (k for k in kinds if k in has):
+        if working_range and rule == "full":
+            kinds[-1] = "standing_fiber_length"
+        for kind in (k for k in kinds if k in has or k == "standing_fiber_length"):
+            if kind == "standing_fiber_length":
+                m = ms[0]
+                initial = standing_fiber_length(
+                    path_length(transforms, [(p.body, p.location) for p in m.points]),
+                    m.optimal_fiber_length,
+                    m.tendon_slack_length,
+                    m.pennation,
+                )
+                lo, hi = map(float, spec.physics.get("standing_fiber_length", STANDING_FIBER_LENGTH_BOUNDS))
+                if not lo <= initial <= hi:
+                    raise ValueError(
+                        f"{spec.source}: muscle {m.name}: standing fibre length {initial:.3f} optimal "
+                        f"lengths is outside [{lo:g}, {hi:g}] (physics.muscle_properties: "
+                        f"working_range, physics.standing_fiber_length); set its base_fiber_length "
+                        f"or the bounds so that it is inside"
+                    )
+                out.append(
+                    PropertyEntry(
+                        name=f"{group}.{kind}",
+                        kind=kind,
+                        rule=rule,
+                        targets=tuple(m.name for m in ms),
+                        initial=initial,
+                        lo=lo,
+                        hi=hi,
+                    )
+                )
+                continue
             initial = float(getattr(ms[0], kind))
             hi = hi_f * initial
             if rule == "lopt_only":
@@ -274,6 +324,26 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
                 )
             )
     return tuple(out)
+
+
+def standing_fiber_length(path, optimal_fiber_length, tendon_slack_length, pennation) -> float:
+    """A Millard muscle's normalized fibre length on a path of length ``path`` with a slack
+    tendon: fibre along the path l cos(a) = path - l_slack, constant fibre height
+    l sin(a) = l_opt sin(pennation). A tendon longer than the path leaves the muscle slack: then
+    the (negative) path - l_slack over l_opt."""
+    along = path - tendon_slack_length
+    if along <= 0.0:
+        return float(along / optimal_fiber_length)
+    height = optimal_fiber_length * np.sin(pennation)
+    return float(np.hypot(along, height) / optimal_fiber_length)
+
+
+def tendon_slack_for(path, optimal_fiber_length, fiber_length, pennation) -> float:
+    """The tendon slack length that puts the fibre at ``fiber_length`` optimal lengths on a path
+    of length ``path`` (the inverse of standing_fiber_length)."""
+    fibre = optimal_fiber_length * fiber_length
+    height = optimal_fiber_length * np.sin(pennation)
+    return float(path - np.sqrt(max(fibre**2 - height**2, 0.0)))
 
 
 def passive_entries(spec: CreatureSpec) -> tuple[PassiveEntry, ...]:

@@ -25,6 +25,11 @@ VERSION_KEY = "musclewalk_meta"
 # generators of the "no biomechanical constraints" ablation (Geijtenbeek et al. 2013 §7.5.3)
 MILLARD_MUSCLES, IDEAL_MUSCLES = "millard", "ideal"
 MUSCLE_MODELS = (MILLARD_MUSCLES, IDEAL_MUSCLES)
+# how the "full"-rule muscle properties are optimized (models/physics.yaml muscle_properties):
+# independent (the paper's): F_max, l_opt and l_slack each within its bounds; working_range:
+# F_max, l_opt and the fibre's normalized length standing, l_slack derived from the path
+INDEPENDENT_PROPERTIES, WORKING_RANGE_PROPERTIES = "independent", "working_range"
+MUSCLE_PROPERTY_MODES = (INDEPENDENT_PROPERTIES, WORKING_RANGE_PROPERTIES)
 
 
 def _optional():
@@ -227,6 +232,9 @@ class Physics(_Record):
     integrator: IntegratorPhysics
     muscles: Optional[str] = _optional()  # a MUSCLE_MODELS value; None (absent): Millard, so
     # that every model built with the default muscles keeps its file byte for byte
+    muscle_properties: Optional[str] = _optional()  # a MUSCLE_PROPERTY_MODES value; None
+    # (absent): independent, the paper's
+    standing_fiber_length: Optional[tuple] = _optional()  # [lower, upper] of working_range
 
     @classmethod
     def from_dict(cls, d, where: str = "physics") -> "Physics":
@@ -236,6 +244,11 @@ class Physics(_Record):
         if kw.get("muscles") not in (None, *MUSCLE_MODELS):
             raise ValueError(
                 f"{where}.muscles: expected one of {', '.join(MUSCLE_MODELS)}, got {kw['muscles']!r}"
+            )
+        if kw.get("muscle_properties") not in (None, *MUSCLE_PROPERTY_MODES):
+            raise ValueError(
+                f"{where}.muscle_properties: expected one of {', '.join(MUSCLE_PROPERTY_MODES)}, "
+                f"got {kw['muscle_properties']!r}"
             )
         return cls(**kw)
 
@@ -346,7 +359,8 @@ class PropertyEntry(_Record):
     """A free muscle property of a property group (``GROUP.<kind>``)."""
 
     name: str
-    kind: str  # max_isometric_force | optimal_fiber_length | tendon_slack_length
+    kind: str  # max_isometric_force | optimal_fiber_length | tendon_slack_length |
+    # standing_fiber_length (physics.muscle_properties working_range: l_slack derived from it)
     rule: str  # the group's property rule
     targets: tuple[str, ...]  # muscles
     initial: float  # the template's value (N or m)

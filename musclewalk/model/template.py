@@ -20,7 +20,7 @@ import yaml
 
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, path_length
-from .metadata import MUSCLE_MODELS
+from .metadata import MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
 from .spec import (
     AXES,
     BodySpec,
@@ -48,6 +48,19 @@ def _number_in(low: float, high: float):
     return check
 
 
+def _increasing_pair_in(low: float, high: float):
+    def check(value):
+        ok = (
+            isinstance(value, (list, tuple))
+            and len(value) == 2
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+            and low <= float(value[0]) < float(value[1]) <= high
+        )
+        return None if ok else f"expected [lower, upper] with {low:g} <= lower < upper <= {high:g}"
+
+    return check
+
+
 def _one_of(*choices):
     return lambda value: None if value in choices else f"expected one of {', '.join(choices)}"
 
@@ -68,6 +81,8 @@ PHYSICS_SCHEMA = {
         "accuracy": _number_in(1e-8, 0.1),
     },
     "muscles": _one_of(*MUSCLE_MODELS),
+    "muscle_properties": _one_of(*MUSCLE_PROPERTY_MODES),
+    "standing_fiber_length": _increasing_pair_in(0.3, 1.7),
 }
 
 

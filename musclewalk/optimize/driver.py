@@ -587,6 +587,7 @@ class Optimization:
                 "both share)"
             )
         flat = self.space.flatten(params)
+        converted = self._slack_as_standing(flat, params)
         unknown = [k for k in flat if k not in self.space.names]
         known = len(flat) - len(unknown)
         if known == 0:
@@ -631,6 +632,12 @@ class Optimization:
                 "nearest bound instead"
             )
         notes = []
+        if converted:
+            notes.append(
+                f"tendon slack lengths of independent muscle properties as standing fibre lengths "
+                f"(physics.muscle_properties: working_range; clipped into their bounds): {len(converted)}: "
+                + _first(f"{n} {length:.3f}" for n, length in converted)
+            )
         clipped_narrowed = [o for o in outside if o[0] in self.space.narrowed]
         if clipped_narrowed:
             notes.append(
@@ -668,6 +675,22 @@ class Optimization:
         values = {k: v for k, v in flat.items() if k not in unknown}
         values.update(starts)
         return self.space.x_from_values(values)
+
+    def _slack_as_standing(self, flat: dict, params: Mapping) -> list[tuple[str, float]]:
+        """A warm start of independent muscle properties (``properties.<group>.tendon_slack_length``)
+        for a working_range model: its slack lengths become the model's standing fibre lengths, in
+        ``flat`` in place. (name, standing length before clipping) of each converted one."""
+        standing = [n for n in self.space.names if n.endswith(".standing_fiber_length")]
+        if not standing or any(n in flat for n in standing):
+            return []
+        vectors = ModelVectors(self.meta)
+        values = vectors.standing_from_slack(parse_osim(self.settings.model), params.get("model") or {})
+        out = []
+        for entry, (u, length) in values.items():
+            flat.pop(f"properties.{entry.rsplit('.', 1)[0]}.tendon_slack_length", None)
+            flat[f"properties.{entry}"] = u
+            out.append((f"properties.{entry}", length))
+        return out
 
     # ------------------------------------------------------------------ loop
     def run(self) -> State:
