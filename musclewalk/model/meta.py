@@ -275,35 +275,10 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
             kinds[-1] = "standing_fiber_length"
         for kind in (k for k in kinds if k in has or k == "standing_fiber_length"):
             if kind == "standing_fiber_length":
-                m = ms[0]
-                initial = standing_fiber_length(
-                    path_length(transforms, [(p.body, p.location) for p in m.points]),
-                    m.optimal_fiber_length,
-                    m.tendon_slack_length,
-                    m.pennation,
-                )
-                lo, hi = map(float, spec.physics.get("standing_fiber_length", STANDING_FIBER_LENGTH_BOUNDS))
-                if not lo <= initial <= hi:
-                    raise ValueError(
-                        f"{spec.source}: muscle {m.name}: standing fibre length {initial:.3f} optimal "
-                        f"lengths is outside [{lo:g}, {hi:g}] (physics.muscle_properties: "
-                        f"working_range, physics.standing_fiber_length); set its base_fiber_length "
-                        f"or the bounds so that it is inside"
-                    )
-                out.append(
-                    PropertyEntry(
-                        name=f"{group}.{kind}",
-                        kind=kind,
-                        rule=rule,
-                        targets=tuple(m.name for m in ms),
-                        initial=initial,
-                        lo=lo,
-                        hi=hi,
-                    )
-                )
-                continue
-            initial = float(getattr(ms[0], kind))
-            hi = hi_f * initial
+                initial, lo, hi = _standing_entry_range(spec, transforms, ms[0])
+            else:
+                initial = float(getattr(ms[0], kind))
+                lo, hi = lo_f * initial, hi_f * initial
             if rule == "lopt_only":
                 lo_max = min(
                     path_length(transforms, [(p.body, p.location) for p in m.points])
@@ -319,11 +294,30 @@ def property_entries(spec: CreatureSpec, transforms) -> tuple[PropertyEntry, ...
                     rule=rule,
                     targets=tuple(m.name for m in ms),
                     initial=initial,
-                    lo=lo_f * initial,
+                    lo=lo,
                     hi=hi,
                 )
             )
     return tuple(out)
+
+
+def _standing_entry_range(spec: CreatureSpec, transforms, muscle) -> tuple[float, float, float]:
+    """(template value, lower, upper) of a working_range muscle's standing fibre length."""
+    initial = standing_fiber_length(
+        path_length(transforms, [(p.body, p.location) for p in muscle.points]),
+        muscle.optimal_fiber_length,
+        muscle.tendon_slack_length,
+        muscle.pennation,
+    )
+    lo, hi = map(float, spec.physics.get("standing_fiber_length", STANDING_FIBER_LENGTH_BOUNDS))
+    if not lo <= initial <= hi:
+        raise ValueError(
+            f"{spec.source}: muscle {muscle.name}: standing fibre length {initial:.3f} optimal "
+            f"lengths is outside [{lo:g}, {hi:g}] (physics.muscle_properties: working_range, "
+            f"physics.standing_fiber_length); set its base_fiber_length or the bounds so that it "
+            f"is inside"
+        )
+    return initial, lo, hi
 
 
 def standing_fiber_length(path, optimal_fiber_length, tendon_slack_length, pennation) -> float:
