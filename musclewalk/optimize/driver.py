@@ -747,8 +747,12 @@ class Optimization:
 
     def _evaluate(self, evaluator, X, seed: int | None = None) -> list[dict]:
         """The candidates' results, all under the perturbations of ``seed`` (None: a task without
-        any); failed evaluations go to the failure log, and a first generation in which every
-        evaluation failed ends the run (the model or the settings cannot work)."""
+        any); failed evaluations go to the failure log. A generation in which every evaluation
+        failed ends the run before CMA-ES hears of it: in the first, the model or the settings
+        cannot work; later, something around the run broke (a deleted working directory, a full
+        disk, a machine so loaded that every candidate ran out of CPU time), and telling CMA-ES a
+        generation of equal penalties would only move its search at random. The checkpoint stays
+        at the generation before, so the run resumes once the cause is fixed."""
         st = self.state
         task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
         results = evaluator.map(task, [self.space.values(x) for x in X])
@@ -762,6 +766,14 @@ class Optimization:
             {"generation": st.generation + 1, "candidate": k, "error": error} for k, error in failed
         ]
         del st.failure_log[:-FAILURE_LOG]
+        if len(failed) == len(results):
+            stop = (
+                f"every evaluation of generation {st.generation + 1} failed (the first: "
+                f"{failed[0][1]}); the checkpoint is of generation {st.generation}: resume once "
+                f"the cause is fixed"
+            )
+            self._write_log(stop)
+            raise OptimizationError(f"{self.out}: {stop}")
         return results
 
     def _tell(self, X, results: list[dict]) -> list[float]:

@@ -365,6 +365,24 @@ def test_driver_keeps_going_past_failed_evaluations(small_settings, tmp_path, mo
         run_opt(small_settings(generations=1), out2)
     assert not any(out2.iterdir())
 
+    # a later generation in which every evaluation fails (the run's surroundings broke, e.g. its
+    # working directory was deleted) stops the run before CMA-ES is told: the checkpoint, history
+    # and best stay those of the generation before, the log says why, and it resumes from there
+    monkeypatch.setattr(Simulator, "run", real_run)
+    out3 = tmp_path / "broke_later"
+    run_opt(small_settings(duration=0.1, generations=1), out3)
+    checkpoint = (out3 / "checkpoint.pkl").read_bytes()
+    monkeypatch.setattr(Simulator, "run", lambda self, *a, **k: 1 / 0)
+    with pytest.raises(OptimizationError, match="every evaluation of generation 2 failed"):
+        run_opt(small_settings(duration=0.1, generations=3), out3, resume=True)
+    assert (out3 / "checkpoint.pkl").read_bytes() == checkpoint
+    assert len(pd.read_csv(out3 / "history.csv")) == 1
+    log = (out3 / "log.txt").read_text()
+    assert "stop: every evaluation of generation 2 failed (the first: ZeroDivisionError" in log
+    assert "the checkpoint is of generation 1: resume once the cause is fixed" in log
+    monkeypatch.setattr(Simulator, "run", real_run)
+    assert run_opt(small_settings(duration=0.1, generations=2), out3, resume=True).generation == 2
+
 
 def test_concurrent_evaluations_in_one_process(evaluator, humanlegs_osim):
     """A dask worker may run several evaluations at once in threads of one process: each

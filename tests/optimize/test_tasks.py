@@ -35,6 +35,7 @@ def write(path, data):
 # ------------------------------------------------------------------------------- task files
 def test_the_task_files_load_with_their_documented_values():
     assert sorted(p.stem for p in TASKS.glob("*.yaml")) == [
+        "gentlepush",
         "lightpush",
         "push",
         "run",
@@ -67,6 +68,10 @@ def test_the_task_files_load_with_their_documented_values():
     # lightpush: push at 10 N for robustness training under the human objective (issue 14)
     light = Task.load("lightpush")
     assert light.pushes == dataclasses.replace(push.pushes, magnitude=10.0) and light.objective == "human"
+    # gentlepush: 4 N, for a walker that falls under 2 N pushes (the human-objective Human)
+    gentle = Task.load("gentlepush")
+    assert gentle.pushes == dataclasses.replace(push.pushes, magnitude=4.0)
+    assert gentle.objective == "human-cadence"
     # a task file by path is the same task as by name; a definition round-trips (checkpoints)
     assert Task.load(TASKS / "push.yaml").pushes == push.pushes
     assert Task.from_dict(push.as_dict(), "push") == Task(**{**vars(push), "source": "task"})
@@ -116,7 +121,7 @@ def test_a_bad_task_is_one_error_line_before_anything_is_built(tmp_path, capsys)
         (str(bad), f"{bad}: pushes.magnitude: expected a number > 0 (N), got -5"),
         (str(tmp_path / "broken.yaml"), f"{tmp_path / 'broken.yaml'}: not valid YAML"),
         (str(tmp_path / "missing.yaml"), f"{tmp_path / 'missing.yaml'}: task file not found"),
-        ("hop", "task 'hop': unknown (known: lightpush, push, run, slope, steer, walk"),
+        ("hop", "task 'hop': unknown (known: gentlepush, lightpush, push, run, slope, steer, walk"),
     ]
     for task, expected in cases:
         out = tmp_path / "out"
