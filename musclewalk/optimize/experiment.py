@@ -4,7 +4,7 @@ warm-started from the best of the one before. `musclewalk optimize EXPERIMENT.ya
 Snakemake read the same file. Format (paths relative to the experiment file's folder):
 
     description: text
-    creature: Human                    # a preset name
+    creature: Human                    # a preset name or a creature .yaml file
     variant: human                     # optional: names the run beside others of the same
                                        # creature, task and speed (Snakemake's run
                                        # <creature>-<task>-<speed>-<variant>); [a-z][a-z0-9_]*
@@ -180,7 +180,11 @@ class Experiment:
             raise err(unknown[0], f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
         creature = data.get("creature")
         if not isinstance(creature, str) or not creature:
-            raise err("creature", "expected a creature preset name")
+            raise err("creature", "expected a creature preset name or a creature .yaml file")
+        if creature.endswith((".yaml", ".yml")):  # relative to the experiment file
+            creature = str((path.parent / creature).resolve())
+            if not Path(creature).is_file():
+                raise err("creature", f"{creature}: file not found")
         task_name, task = cls._task(data, path, err)
         # checked in the order of the file format (the first bad key is the one reported)
         speed = cls._speed(data, task, err)

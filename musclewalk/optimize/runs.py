@@ -111,7 +111,7 @@ def _run_model(creature: str, out: Path) -> Path:
         from ..model.build import build_creature
 
         # built anew: a copy left by an earlier start may be of older templates
-        model = out / MODEL_DIR / f"{creature}.osim"
+        model = out / MODEL_DIR / f"{creature_name(creature)}.osim"
         build_creature(creature, None, model)
     elif not model.exists():
         raise OptimizationError(f"{model}: model file not found")

@@ -2,6 +2,7 @@
 best of the one before, and running it again resumes instead of starting over."""
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -11,6 +12,9 @@ from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import stage_settings
 
 REPO_EXPERIMENTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "config" / "experiments"
+
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def write(path, data):
@@ -71,6 +75,7 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
         ({"stages": [{"name": "a", "generatons": 3}]}, "stages[0].generatons"),
         ({"defaults": {"seed": 0}}, "defaults.seed"),
         ({"warm_start": "missing.json"}, "warm_start"),
+        ({"creature": "creatures/missing.yaml"}, "creature"),
         ({"tempo": 1}, "tempo"),
         ({"defaults": {"speed": 1.0}}, "defaults.speed"),
         ({"stages": [{"name": "a", "speed": 1.0}, {"name": "b", "speed": 1.1}]}, "stages[1].speed"),
@@ -172,3 +177,34 @@ def test_a_target_speed_continuation_runs_each_stage_at_its_speed(tmp_path):
     path = tiny(tmp_path, stages=[{"name": "slower", "speed": 1.0}, {"name": "target"}])
     exp = Experiment.load(path)
     assert [stage_settings(exp, i).speed for i in (0, 1)] == [1.0, exp.speed]
+
+
+def test_an_experiment_may_name_a_creature_file_beside_it(tmp_path, optimize_cli):
+    """creature: a creature .yaml relative to the experiment file (e.g. a preset with other
+    physics): the stages build it, named by its own name, and its parameters check the file's."""
+    preset = yaml.safe_load((REPO / "models/creatures/human_legs.yaml").read_text())
+    (tmp_path / "creatures").mkdir()
+    write(
+        tmp_path / "creatures" / "legs_wide.yaml",
+        {
+            **preset,
+            "name": "LegsWide",
+            "physics": {"muscle_properties": "working_range", "standing_fiber_length": [0.4, 1.6]},
+        },
+    )
+    exp_path = tiny(
+        tmp_path,
+        creature="creatures/legs_wide.yaml",
+        parameters={"properties.hamstrings.standing_fiber_length": {"upper": 0.5}},
+    )
+    exp = Experiment.load(exp_path)
+    assert exp.creature == str((tmp_path / "creatures" / "legs_wide.yaml").resolve())
+    out = tmp_path / "out"
+    r = optimize_cli(exp_path, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    meta = load_meta(out / "model" / "LegsWide.meta.json")
+    assert meta.physics.standing_fiber_length == [0.4, 1.6]
+    assert (
+        "narrowed parameters: 1: properties.hamstrings.standing_fiber_length [0, 0.5]"
+        in (out / "log.txt").read_text()
+    )
