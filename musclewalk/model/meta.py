@@ -334,7 +334,10 @@ def standing_fiber_length(path, optimal_fiber_length, tendon_slack_length, penna
 
 def tendon_slack_for(path, optimal_fiber_length, fiber_length, pennation) -> float:
     """The tendon slack length that puts the fibre at ``fiber_length`` optimal lengths on a path
-    of length ``path`` (the inverse of standing_fiber_length)."""
+    of length ``path`` (the inverse of standing_fiber_length; a negative length: a slack muscle,
+    its tendon longer than the path by that many optimal lengths)."""
+    if fiber_length <= 0.0:
+        return float(path - fiber_length * optimal_fiber_length)
     fibre = optimal_fiber_length * fiber_length
     height = optimal_fiber_length * np.sin(pennation)
     return float(path - np.sqrt(max(fibre**2 - height**2, 0.0)))

@@ -82,7 +82,8 @@ PHYSICS_SCHEMA = {
     },
     "muscles": _one_of(*MUSCLE_MODELS),
     "muscle_properties": _one_of(*MUSCLE_PROPERTY_MODES),
-    "standing_fiber_length": _increasing_pair_in(0.3, 1.7),
+    # below 0: slack muscles allowed (a continuation from a walker that has them)
+    "standing_fiber_length": _increasing_pair_in(-1.0, 1.7),
 }
 
 

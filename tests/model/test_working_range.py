@@ -165,3 +165,14 @@ def test_the_working_range_human_is_the_human_but_for_its_physics():
     ours = yaml.safe_load((REPO / "models/creatures/human_working_range.yaml").read_text())
     assert (ours["root"], ours["parts"]) == (human["root"], human["parts"])
     assert ours["physics"] == {"muscle_properties": "working_range"}
+
+
+@pytest.mark.parametrize("length", [-0.8, -0.1, 0.5, 1.0, 1.55])
+def test_standing_length_and_tendon_slack_are_inverse(length):
+    """Below 0 the muscle is slack by that many optimal lengths (a continuation from a walker
+    with a slack muscle starts there exactly)."""
+    from musclewalk.model.meta import standing_fiber_length, tendon_slack_for
+
+    slack = tendon_slack_for(0.46, 0.09, length, 0.087)
+    assert standing_fiber_length(0.46, 0.09, slack, 0.087) == pytest.approx(length, abs=1e-12)
+    assert (slack > 0.46) == (length < 0)
