@@ -162,3 +162,42 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     bad = subprocess.run([*script, str(tmp_path / "bad"), "nope=1"], capture_output=True, text=True)
     assert bad.returncode != 0 and "best.json: parameters: no 'nope'" in bad.stderr
     assert not (tmp_path / "bad").exists()
+
+
+def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival(tmp_path):
+    """analysis/parameter_sensitivity.py: each value moves by exactly epsilon x its range (clipped
+    at its bounds), the same for the same seed; the table has a row per epsilon."""
+    sys.path.insert(0, str(REPO / "analysis"))
+    from parameter_sensitivity import perturbed
+
+    values = {"a": 0.5, "b": 0.99, "unbounded": 3.0}
+    bounds = {"a": (0.0, 2.0), "b": (0.0, 1.0)}
+    moved = perturbed(values, bounds, 0.01, seed=1)
+    assert abs(moved["a"] - 0.5) == pytest.approx(0.02)
+    assert moved["b"] in (pytest.approx(0.98), 1.0)  # clipped at the upper bound
+    assert moved["unbounded"] == 3.0
+    assert perturbed(values, bounds, 0.01, seed=1) == moved
+    assert perturbed(values, bounds, 0.0, seed=1) == values
+    out = tmp_path / "sensitivity.md"
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "analysis/parameter_sensitivity.py"),
+            str(REPO / "models/optimized/HumanLegs-walk-1.3"),
+            "--epsilon",
+            "0",
+            "1e-3",
+            "--seeds",
+            "2",
+            "--duration",
+            "0.2",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| ")]
+    assert rows[1].startswith("| 0 | 1 of 1 | 0.20") and rows[2].startswith("| 0.001 | 2 of 2 |")
