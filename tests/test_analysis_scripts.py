@@ -9,24 +9,19 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
-def test_spine_stiffness_sweep_writes_its_table(tmp_path):
-    out = tmp_path / "sweep.md"
-    r = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "analysis/spine_stiffness_sweep.py"),
-            "--stiffness",
-            "60",
-            "420",
-            "--duration",
-            "0.2",
-            "--out",
-            str(out),
-        ],
+def run_script(name: str, *args) -> subprocess.CompletedProcess:
+    """``python3.11 analysis/<name> ARGS...`` with its output captured."""
+    return subprocess.run(
+        [sys.executable, str(REPO / "analysis" / name), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=600,
     )
+
+
+def test_spine_stiffness_sweep_writes_its_table(tmp_path):
+    out = tmp_path / "sweep.md"
+    r = run_script("spine_stiffness_sweep.py", "--stiffness", 60, 420, "--duration", 0.2, "--out", out)
     assert r.returncode == 0, r.stderr[-2000:]
     lines = out.read_text().splitlines()
     assert lines[0].startswith("| spine flexion/bending springs") and len(lines) == 4
@@ -142,10 +137,9 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     from lxml import etree
 
     run = REPO / "models/optimized/HumanLegs-walk-1.3"
-    script = [sys.executable, str(REPO / "analysis/vary_parameters.py"), str(run)]
     out = tmp_path / "varied"
     changes = ["properties.hamstrings.tendon_slack_length=0.5", "prep.theta0=0.25"]
-    r = subprocess.run([*script, str(out), *changes], capture_output=True, text=True, timeout=300)
+    r = run_script("vary_parameters.py", run, out, *changes)
     assert r.returncode == 0, r.stderr[-2000:]
     best = json.loads((out / "best.json").read_text())["parameters"]
     assert best["controller"]["prep.theta0"] == 0.25
@@ -159,7 +153,7 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     entry = next(e for e in meta["properties"] if e["name"] == "hamstrings.tendon_slack_length")
     assert slack(out / "optimized.osim") == pytest.approx(entry["lo"] + 0.5 * (entry["hi"] - entry["lo"]))
     assert slack(run / "optimized.osim") != pytest.approx(slack(out / "optimized.osim"))
-    bad = subprocess.run([*script, str(tmp_path / "bad"), "nope=1"], capture_output=True, text=True)
+    bad = run_script("vary_parameters.py", run, tmp_path / "bad", "nope=1")
     assert bad.returncode != 0 and "best.json: parameters: no 'nope'" in bad.stderr
     assert not (tmp_path / "bad").exists()
 
@@ -179,25 +173,9 @@ def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival
     assert perturbed(values, bounds, 0.01, seed=1) == moved
     assert perturbed(values, bounds, 0.0, seed=1) == values
     out = tmp_path / "sensitivity.md"
-    r = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "analysis/parameter_sensitivity.py"),
-            str(REPO / "models/optimized/HumanLegs-walk-1.3"),
-            "--epsilon",
-            "0",
-            "1e-3",
-            "--seeds",
-            "2",
-            "--duration",
-            "0.2",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    args = ["--epsilon", 0, 1e-3, "--seeds", 2, "--duration", 0.2, "--out", out]
+    r = run_script("parameter_sensitivity.py", run, *args)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ")]
     assert rows[1].startswith("| 0 | 1 of 1 | 0.20") and rows[2].startswith("| 0.001 | 2 of 2 |")
