@@ -13,7 +13,9 @@ from musclewalk.sim.scenario import Scenario
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("run", ["HumanLegs-walk-1.3", "Human-walk-1.3", "Human-walk-1.3-human"])
+@pytest.mark.parametrize(
+    "run", ["HumanLegs-walk-1.3", "Human-walk-1.3", "Human-walk-1.3-human", "Human-walk-2.0"]
+)
 def test_committed_best_re_simulates_to_its_recorded_objective(run):
     folder = REPO / "models" / "optimized" / run
     best = json.loads((folder / "best.json").read_text())
