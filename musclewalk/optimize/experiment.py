@@ -29,6 +29,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         speed: 1.6                     # optional: the stage's target speed (a target-speed
                                        # continuation; the last stage runs at the file's speed)
         stop_when_walking: true        # move on once a candidate ran the full t_max
+        task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
+                                       # pushes stepped up; the last stage runs the file's task)
         parameters:                    # optional: this stage's own overrides, over the file's
           knee.theta: {lower: -0.1, start: -0.1}   # (a key here replaces the same key there)
     parameters:                        # optional: the search space of every stage
@@ -138,6 +140,7 @@ class Stage:
     popsize: int = 20
     stop_when_walking: bool = False
     scale_passive: dict = field(default_factory=dict)
+    task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
     parameters: dict = field(default_factory=dict)  # the stage's search space (the file's
     # overrides with the stage's own over them, stored form); {}: the full space
 
@@ -207,6 +210,12 @@ class Experiment:
             raise err(
                 f"stages[{len(stages) - 1}].speed",
                 f"the last stage runs at the experiment's speed ({speed:g} m/s), not {stages[-1].speed:g}",
+            )
+        if stages[-1].task not in (None, task_name):
+            raise err(
+                f"stages[{len(stages) - 1}].task",
+                f"the last stage runs the experiment's task ({data.get('task', DEFAULT_TASK)}), not "
+                f"{stages[-1].task}",
             )
         return cls(
             name=path.stem,
@@ -302,12 +311,16 @@ class Experiment:
                 isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scale.values()
             ):
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
-            own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive", "parameters")}
+            own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive", "parameters", "task")}
             values = {**defaults, **cls._stage_values(own, key, err)}
+            task = None
+            if "task" in raw:
+                task, _ = cls._task(raw, path, lambda k, m, key=key: err(f"{key}.{k}", m))
             stages.append(
                 Stage(
                     name=name,
                     scale_passive={str(k): float(v) for k, v in scale.items()},
+                    task=task,
                     parameters=cls._overrides(raw.get("parameters"), f"{key}.parameters", err),
                     **values,
                 )
@@ -357,7 +370,8 @@ class Experiment:
             kind = STAGE_KEYS.get(name)
             if kind is None:
                 raise err(
-                    f"{key}.{name}", f"unknown key (known: name, scale_passive, {', '.join(STAGE_KEYS)})"
+                    f"{key}.{name}",
+                    f"unknown key (known: name, scale_passive, task, parameters, {', '.join(STAGE_KEYS)})",
                 )
             if kind is bool:
                 ok = isinstance(value, bool)

@@ -185,8 +185,8 @@ def stage_settings(
     command: str = "",
 ) -> Settings:
     """The Settings of stage ``index`` of ``exp`` as a new run: the stage's speed or the file's,
-    the file's objective and task (Experiment.load filled in the task's where the file gives
-    none), the stage's own values, ``init`` as its warm start, its search space
+    the file's objective, the stage's task or the file's (Experiment.load filled in the task's
+    values where the file gives none), the stage's own values, ``init`` as its warm start, its search space
     (Stage.parameters), and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
     options = _experiment_options(exp, options)
     stage = exp.stages[index]
@@ -200,7 +200,7 @@ def stage_settings(
         popsize=stage.popsize,
         stop_when_walking=stage.stop_when_walking,
         objective=exp.objective,
-        task=exp.task,
+        task=exp.task if stage.task is None else stage.task,
         parameters=dict(stage.parameters),
         parameters_source=str(exp.path) if stage.parameters else "",
         init=init,

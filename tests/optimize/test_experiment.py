@@ -208,3 +208,32 @@ def test_an_experiment_may_name_a_creature_file_beside_it(tmp_path, optimize_cli
         "narrowed parameters: 1: properties.hamstrings.standing_fiber_length [0, 0.5]"
         in (out / "log.txt").read_text()
     )
+
+
+def test_a_stage_may_run_its_own_task_and_the_last_runs_the_files(tmp_path):
+    """A task continuation as data: a stage's task (a name or a file beside the experiment) is
+    what its evaluations simulate; the last stage runs the file's task, which names the run."""
+    (tmp_path / "tasks").mkdir()
+    write(
+        tmp_path / "tasks" / "push-30.yaml",
+        {"description": "30 N", "pushes": {"magnitude": 30, "start": 1.0, "interval": 1.0}},
+    )
+    path = tiny(
+        tmp_path,
+        task="push",
+        stages=[
+            {"name": "light", "task": "lightpush"},
+            {"name": "thirty", "task": "tasks/push-30.yaml"},
+            {"name": "full"},
+        ],
+    )
+    exp = Experiment.load(path)
+    tasks = [stage_settings(exp, i).task for i in range(3)]
+    assert tasks == ["lightpush", str((tmp_path / "tasks" / "push-30.yaml").resolve()), "push"]
+
+    bad = tiny(tmp_path, stages=[{"name": "only", "task": "lightpush"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].task: the last stage runs"):
+        Experiment.load(bad)
+    missing = tiny(tmp_path, stages=[{"name": "a", "task": "tasks/none.yaml"}, {"name": "b"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].task: "):
+        Experiment.load(missing)
