@@ -189,8 +189,11 @@ def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
     for path in sorted((REPO / "config" / "experiments").glob("*.yaml")):
         exp = Experiment.load(path)
         named = yaml.safe_load(path.read_text()).get("task", "walk")
-        assert exp.task == named and stage_settings(exp, 0).task == named, path
+        assert exp.task == named and stage_settings(exp, len(exp.stages) - 1).task == named, path
         assert (TASKS / f"{named}.yaml").is_file(), path
+        for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside the experiment
+            own = yaml.safe_load(path.read_text())["stages"][i].get("task") if stage.task else None
+            assert stage_settings(exp, i).task == (named if own is None else str(path.parent / own)), path
 
 
 # ------------------------------------------------------------------------------ CRN: the rule

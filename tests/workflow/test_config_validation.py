@@ -235,6 +235,7 @@ def test_runs_from_experiment_files_take_their_objective_or_their_stages(tmp_pat
                 "all",
                 "-n",
                 "-p",
+                "--forceall",  # the plan, whatever a developer's results/ already holds
                 "--cores",
                 "1",
                 "--config",
