@@ -55,7 +55,7 @@ from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
 from .evaluators import make_evaluator
 from .space import OverrideError, ParameterSpace, parse_overrides
-from .task import Task, TaskError, generation_seed
+from .task import WALKING_UNPERTURBED, Task, TaskError, generation_seed
 
 CHECKPOINT = "checkpoint.pkl"
 LOCK = ".musclewalk.lock"
@@ -64,6 +64,8 @@ POPULATION = 20  # paper §5
 SIGMA0 = 1.0  # paper §5
 MAX_DURATION = 600.0  # s of t_max: longer is a typo, not an experiment
 FAILURE_LOG = 200  # failed evaluations kept with their reason (all are counted)
+UNPERTURBED_CHECKS = 2  # stop_when_walking "unperturbed": a generation's walkers simulated again
+# without perturbations, best first (an extra evaluation each)
 
 
 class OptimizationError(ValueError):
@@ -90,8 +92,9 @@ class Settings:
     wall_backstop: float | None = None  # wall s with no finished evaluation (a stuck worker);
     # None: 3 x cpu_limit x duration + 600
     clip_init: bool = False  # --init values outside the bounds: clip (else refuse)
-    stop_when_walking: bool = False  # stop once a candidate ran the full t_max (a stage
-    # of a continuation chain)
+    stop_when_walking: bool | str = False  # stop once a candidate ran the full t_max (a stage
+    # of a continuation chain); "unperturbed": once one ran it under its generation's
+    # perturbations and again without them (a task with none: as true)
     objective: str = DEFAULT_OBJECTIVE  # a name in models/objectives/ or a .yaml file
     objective_definition: dict | None = None  # the objective's terms as the run started with
     # them (a resumed run keeps them, whatever the file)
@@ -136,6 +139,11 @@ class Settings:
         number("popsize", self.popsize, low=1, integer=True)
         number("sigma", self.sigma)
         number("extra_generations", self.extra_generations, strict=False, integer=True)
+        if not (isinstance(self.stop_when_walking, bool) or self.stop_when_walking == WALKING_UNPERTURBED):
+            raise OptimizationError(
+                f"stop_when_walking: expected true, false or {WALKING_UNPERTURBED}, "
+                f"got {self.stop_when_walking!r}"
+            )
         number("stagnation", self.stagnation, integer=True)
         number("cpu_limit", self.cpu_limit)
         # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
@@ -203,6 +211,8 @@ class State:
     failures: int = 0
     failure_log: list = field(default_factory=list)  # {generation, candidate, error}
     warm_start_notes: list = field(default_factory=list)  # what the warm start changed (log.txt)
+    unperturbed_checks: list = field(default_factory=list)  # stop_when_walking "unperturbed":
+    # {generation, candidate, simulated_time} of each walker simulated again without perturbations
 
     @property
     def best_score(self) -> float:
@@ -736,9 +746,10 @@ class Optimization:
         seed = self.perturbation_seed(st.generation + 1)
         results = self._evaluate(evaluator, X, seed)
         scores = self._tell(X, results)
+        self._keep_best(X, results)
+        self._check_unperturbed(evaluator, X, results)
         elapsed = time.perf_counter() - t0
         st.wall_time += elapsed
-        self._keep_best(X, results)
         st.history.append(self._history_row(scores, elapsed, seed))
         self._save()
         self._show_progress(bar, len(X), elapsed)
@@ -797,6 +808,44 @@ class Optimization:
         if st.best_result and st.best_result.thresholds_met and st.thresholds_met_at is None:
             st.thresholds_met_at = st.generation
 
+    def _needs_unperturbed_walk(self) -> bool:
+        return self.settings.stop_when_walking == WALKING_UNPERTURBED and self.scenario_task.randomized
+
+    def _check_unperturbed(self, evaluator, X, results: list) -> None:
+        """stop_when_walking "unperturbed" under a task with random perturbations: this
+        generation's candidates that ran the full t_max under its perturbations are simulated
+        again without them, best first (at most UNPERTURBED_CHECKS). The first that walks the
+        full t_max again becomes the run's best, even if an earlier generation's scored lower
+        under other perturbations, and ends the run (_stop_reason): the walker a continuation
+        stage hands on must walk unperturbed, not only have survived one push sequence."""
+        st = self.state
+        if not self._needs_unperturbed_walk() or self._unperturbed_walker() is not None:
+            return
+        walkers = sorted(
+            (k for k, r in enumerate(results) if r.error is None and not r.terminated),
+            key=lambda k: best_key(results[k]),
+        )[:UNPERTURBED_CHECKS]
+        unperturbed = dataclasses.replace(self.task, task=None, perturbation_seed=None)
+        for k in walkers:
+            check = evaluator.map(unperturbed, [self.space.values(X[k])])[0]
+            walks = check.error is None and not check.terminated
+            st.unperturbed_checks.append(
+                {
+                    "generation": st.generation,
+                    "candidate": k,
+                    "simulated_time": check.simulated_time,
+                    "walks": walks,
+                    "error": check.error,
+                }
+            )
+            if walks:
+                st.best_x = np.array(X[k])
+                st.best_result, st.best_generation = results[k], st.generation
+                return
+
+    def _unperturbed_walker(self) -> dict | None:
+        return next((c for c in self.state.unperturbed_checks if c["walks"]), None)
+
     def _history_row(self, scores: list[float], elapsed: float, seed: int | None = None) -> dict:
         st = self.state
         row = {
@@ -837,7 +886,14 @@ class Optimization:
                 f"all objective thresholds met at generation {st.thresholds_met_at}, then "
                 f"{s.extra_generations} more generations"
             )
-        if s.stop_when_walking and st.best_result and not st.best_result.terminated:
+        if self._needs_unperturbed_walk():
+            walker = self._unperturbed_walker()
+            if walker is not None:
+                return (
+                    f"a candidate ran the full t_max under generation {walker['generation']}'s "
+                    f"perturbations and without them (candidate {walker['candidate']})"
+                )
+        elif s.stop_when_walking and st.best_result and not st.best_result.terminated:
             return f"a candidate ran the full t_max at generation {st.best_generation}"
         if st.best_generation >= 0 and st.generation - st.best_generation >= s.stagnation:
             return f"stagnation ({s.stagnation} generations without improvement)"
@@ -974,6 +1030,15 @@ class Optimization:
                 else "failed evaluations (generation, candidate, why):"
             )
             lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
+        if st.unperturbed_checks:
+            lines.append(
+                "walkers simulated again without the perturbations (generation, candidate, simulated s):"
+            )
+            lines += [
+                f"  {c['generation']}, {c['candidate']}: {c['simulated_time']:.2f} s"
+                + (" (walks)" if c["walks"] else f" ({c['error']})" if c["error"] else " (falls)")
+                for c in st.unperturbed_checks[-50:]
+            ]
         lines += self._log_notes()
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())
 

@@ -29,6 +29,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         speed: 1.6                     # optional: the stage's target speed (a target-speed
                                        # continuation; the last stage runs at the file's speed)
         stop_when_walking: true        # move on once a candidate ran the full t_max
+                                       # (unperturbed: and ran it again without the task's
+                                       # pushes, ramps and turns, a task continuation's check)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
         parameters:                    # optional: this stage's own overrides, over the file's
@@ -74,7 +76,7 @@ from pathlib import Path
 
 from ..io_checks import read_yaml
 from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
-from .task import DEFAULT_TASK, Task, TaskError
+from .task import DEFAULT_TASK, WALKING_UNPERTURBED, Task, TaskError
 
 STAGE_KEYS = {
     "speed": float,
@@ -83,8 +85,9 @@ STAGE_KEYS = {
     "seed": int,
     "sigma": float,
     "popsize": int,
-    "stop_when_walking": bool,
+    "stop_when_walking": "walking",  # true, false or "unperturbed" (driver.Settings)
 }
+STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "parameters")
 TOP_KEYS = {
     "description",
     "creature",
@@ -138,7 +141,7 @@ class Stage:
     seed: int = 1
     sigma: float = 0.5
     popsize: int = 20
-    stop_when_walking: bool = False
+    stop_when_walking: bool | str = False  # or "unperturbed" (driver.Settings.stop_when_walking)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
     parameters: dict = field(default_factory=dict)  # the stage's search space (the file's
@@ -198,7 +201,7 @@ class Experiment:
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
         parameters = cls._overrides(data.get("parameters"), "parameters", err)
-        defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err)
+        defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err, stage_keys=())
         if "speed" in defaults:
             raise err(
                 "defaults.speed", "the experiment's speed is its top-level speed (a stage may set its own)"
@@ -312,7 +315,7 @@ class Experiment:
             ):
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
             own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive", "parameters", "task")}
-            values = {**defaults, **cls._stage_values(own, key, err)}
+            values = {**defaults, **cls._stage_values(own, key, err, STAGE_ONLY_KEYS)}
             task = None
             if "task" in raw:
                 task, _ = cls._task(raw, path, lambda k, m, key=key: err(f"{key}.{k}", m))
@@ -362,7 +365,9 @@ class Experiment:
         return tuple(out)
 
     @staticmethod
-    def _stage_values(raw, key, err) -> dict:
+    def _stage_values(raw, key, err, stage_keys: tuple = STAGE_ONLY_KEYS) -> dict:
+        """The numbers and switches of a stage (or of ``defaults``, which has no stage-only keys:
+        ``stage_keys`` are the other keys the error message lists as known)."""
         if not isinstance(raw, dict):
             raise err(key, "expected a mapping")
         out = {}
@@ -371,10 +376,10 @@ class Experiment:
             if kind is None:
                 raise err(
                     f"{key}.{name}",
-                    f"unknown key (known: name, scale_passive, task, parameters, {', '.join(STAGE_KEYS)})",
+                    f"unknown key (known: {', '.join((*stage_keys, *STAGE_KEYS))})",
                 )
-            if kind is bool:
-                ok = isinstance(value, bool)
+            if kind == "walking":
+                ok = isinstance(value, bool) or value == WALKING_UNPERTURBED
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             else:
@@ -385,7 +390,11 @@ class Experiment:
                     and value > 0
                 )
             if not ok:
-                wanted = {bool: "true or false", int: "an integer >= 1", float: "a number > 0"}
+                wanted = {
+                    "walking": f"true, false or {WALKING_UNPERTURBED}",
+                    int: "an integer >= 1",
+                    float: "a number > 0",
+                }
                 raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")
-            out[name] = kind(value)
+            out[name] = value if kind == "walking" else kind(value)
         return out

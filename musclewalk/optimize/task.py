@@ -50,6 +50,8 @@ from ..sim.terrain import MAX_LENGTH, RampTerrain
 
 DEFAULT_TASK = "walk"
 DEFAULT_DURATION = 10.0  # s, as the optimizer's default t_max
+WALKING_UNPERTURBED = "unperturbed"  # stop_when_walking: the walker must also walk without the
+# task's perturbations (driver.Settings.stop_when_walking)
 TOP_KEYS = ("description", "speed", "duration", "objective", "heading", "pushes", "terrain")
 # the independent random streams of one perturbation seed (SeedSequence spawn keys)
 STREAMS = ("heading", "pushes", "terrain")

@@ -79,6 +79,7 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
         ({"tempo": 1}, "tempo"),
         ({"defaults": {"speed": 1.0}}, "defaults.speed"),
         ({"stages": [{"name": "a", "speed": 1.0}, {"name": "b", "speed": 1.1}]}, "stages[1].speed"),
+        ({"stages": [{"name": "a", "stop_when_walking": "maybe"}]}, "stages[0].stop_when_walking"),
     ],
 )
 def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key, optimize_cli):
@@ -237,3 +238,24 @@ def test_a_stage_may_run_its_own_task_and_the_last_runs_the_files(tmp_path):
     missing = tiny(tmp_path, stages=[{"name": "a", "task": "tasks/none.yaml"}, {"name": "b"}])
     with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].task: "):
         Experiment.load(missing)
+
+
+def test_a_stage_may_stop_when_a_walker_also_walks_unperturbed(tmp_path):
+    path = tiny(
+        tmp_path,
+        task="gentlepush",
+        stages=[{"name": "first", "stop_when_walking": "unperturbed"}, {"name": "final"}],
+    )
+    exp = Experiment.load(path)
+    assert [stage_settings(exp, i).stop_when_walking for i in range(2)] == ["unperturbed", False]
+
+
+def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):
+    path = tiny(tmp_path, defaults={"name": "x"})
+    with pytest.raises(ExperimentError) as caught:
+        Experiment.load(path)
+    message = str(caught.value)
+    assert "defaults.name: unknown key (known: speed," in message and "scale_passive" not in message
+    path = tiny(tmp_path, stages=[{"name": "a", "tempo": 1}])
+    with pytest.raises(ExperimentError, match=r"known: name, scale_passive, task, parameters, speed"):
+        Experiment.load(path)

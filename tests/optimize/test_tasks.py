@@ -450,3 +450,119 @@ def test_an_evaluation_on_ramps(humanlegs_osim):
     assert terrain is not None and terrain.n_segments == 4  # flat + 3 m of ramps for 0.3 s
     result = evaluate_task(task, {})
     assert result.error is None and result.simulated_time == pytest.approx(0.3)
+
+
+# ------------------------------------------------------------ stop_when_walking: "unperturbed"
+class PerturbedOrNot:
+    """Scripted results per generation for the perturbed evaluations, and whether a candidate
+    (by its place in the generation) walks when simulated again without perturbations."""
+
+    def __init__(self, terms, perturbed, unperturbed_walkers, calls):
+        self.terms, self.perturbed, self.walkers, self.calls = (
+            terms,
+            iter(perturbed),
+            unperturbed_walkers,
+            calls,
+        )
+        self.generation = []
+
+    def _result(self, score, terminated):
+        return EvaluationResult(
+            score=score,
+            terms=dict.fromkeys(self.terms, score / len(self.terms)),
+            averages=dict.fromkeys(self.terms, 0.0),
+            simulated_time=10.0 if not terminated else 3.6,
+            terminated=terminated,
+            reason="com_height" if terminated else None,
+            wall_time=0.0,
+        )
+
+    def map(self, task, values):
+        if task.task is not None:  # the run's task: this generation's candidates
+            rows = next(self.perturbed)
+            self.generation = [tuple(sorted(v.items())) for v in values]
+            self.calls.append(("perturbed", task.perturbation_seed, len(values)))
+            return [self._result(s, t) for s, t in rows]
+        (k,) = [self.generation.index(tuple(sorted(v.items()))) for v in values]
+        self.calls.append(("unperturbed", task.perturbation_seed, k))
+        walks = (len(self.calls), k) in self.walkers or ("any", k) in self.walkers
+        return [self._result(99.0, not walks)]
+
+    def close(self):
+        pass
+
+
+def test_an_unperturbed_walk_decides_when_a_perturbation_stage_moves_on(
+    small_settings, tmp_path, monkeypatch
+):
+    """Under pushes a stage with stop_when_walking "unperturbed" moves on only when a walker
+    walks again without them: the lucky survivor of one push sequence that falls straight does
+    not end it, and the walker that passed becomes the stage's best."""
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    perturbed = [
+        [(10.0, False), (20.0, False), (30.0, False), (40.0, True)],  # 0 and 1 fall straight
+        [(50.0, False), (60.0, True), (70.0, True), (80.0, False)],  # 0 falls, 3 walks straight
+        [(1.0, False)] * 4,
+    ]
+    calls = []
+    walkers = {(6, 3)}  # the sixth evaluator call: generation 2's candidate 3
+    monkeypatch.setattr(
+        driver, "make_evaluator", lambda *a, **k: PerturbedOrNot(terms, perturbed, walkers, calls)
+    )
+    out = tmp_path / "stage"
+    settings = small_settings(task="gentlepush", generations=3, stop_when_walking="unperturbed")
+    state = Optimization(settings, out, progress=False).run()
+    assert [c[0] for c in calls] == ["perturbed", "unperturbed", "unperturbed", "perturbed"] + [
+        "unperturbed"
+    ] * 2
+    assert [c[2] for c in calls if c[0] == "unperturbed"] == [0, 1, 0, 3]  # best first, at most 2
+    assert all(seed is None for kind, seed, _ in calls if kind == "unperturbed")
+    assert state.generation == 2  # stopped: the third generation never ran
+    assert state.best_generation == 2 and state.best_result.score == 80.0
+    best = json.loads((out / "best.json").read_text())
+    assert best["objective"] == 80.0 and best["generation"] == 2
+    log = (out / "log.txt").read_text()
+    assert "stop: a candidate ran the full t_max under generation 2's perturbations and without them" in log
+    assert "  1, 0: 3.60 s (falls)" in log and "  2, 3: 10.00 s (walks)" in log
+    # the checks are part of the checkpoint (a resumed run knows it is done)
+    saved, st = load_checkpoint(out / CHECKPOINT)
+    assert saved.stop_when_walking == "unperturbed" and len(st.unperturbed_checks) == 4
+
+
+def test_stop_when_walking_true_moves_on_with_the_lucky_survivor(small_settings, tmp_path, monkeypatch):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = []
+    perturbed = [[(10.0, False), (20.0, True), (30.0, True), (40.0, True)], [(1.0, False)] * 4]
+    monkeypatch.setattr(
+        driver, "make_evaluator", lambda *a, **k: PerturbedOrNot(terms, perturbed, set(), calls)
+    )
+    settings = small_settings(task="gentlepush", generations=2, stop_when_walking=True)
+    state = Optimization(settings, tmp_path / "stage", progress=False).run()
+    assert state.generation == 1 and [c[0] for c in calls] == ["perturbed"]
+
+
+def test_unperturbed_is_plain_stop_when_walking_for_a_task_without_perturbations(
+    small_settings, tmp_path, monkeypatch
+):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = []
+    perturbed = [[(10.0, False), (20.0, True), (30.0, True), (40.0, True)], [(1.0, False)] * 4]
+    monkeypatch.setattr(
+        driver, "make_evaluator", lambda *a, **k: PerturbedOrNot(terms, perturbed, set(), calls)
+    )
+    settings = small_settings(generations=2, stop_when_walking="unperturbed")
+    state = Optimization(settings, tmp_path / "stage", progress=False).run()
+    assert state.generation == 1 and [c[0] for c in calls] == ["perturbed"]
+
+
+def test_stop_when_walking_takes_true_false_or_unperturbed(small_settings, tmp_path):
+    from musclewalk.optimize.driver import OptimizationError
+
+    with pytest.raises(OptimizationError, match="stop_when_walking: expected true, false or unperturbed"):
+        Optimization(small_settings(stop_when_walking="straight"), tmp_path / "r", progress=False)
