@@ -166,7 +166,13 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
         producers = list(work["by_muscle"].items())[:shown]
         lines.append(
             f"muscle fibre work, W: produced {work['produced_W']:.0f}, absorbed {work['absorbed_W']:.0f}, "
-            f"net {work['net_W']:.0f}; largest producers (produced / absorbed): "
+            f"net {work['net_W']:.0f}"
+            + (
+                f", taken by the passive fibre force (fibre damping) {work['passive_absorbed_W']:.0f}"
+                if "passive_absorbed_W" in work
+                else ""
+            )
+            + "; largest producers (produced / absorbed): "
             + ", ".join(
                 f"{name} {row['produced_W']:.0f} / {row['absorbed_W']:.0f}" for name, row in producers
             )
@@ -244,6 +250,18 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
                 f"{name} {row['variation_per_s']:.0f}" for name, row in list(variation.items())[:shown]
             )
         )
+        shaking = sorted(
+            ((name, row) for name, row in variation.items() if row.get("variance_above_band")),
+            key=lambda kv: -kv[1]["variance_above_band"],
+        )[:shown]
+        if shaking:
+            lines.append(
+                "excitations oscillating above the gait band (share of variance above 6 Hz, peak): "
+                + ", ".join(
+                    f"{name} {row['variance_above_band']:.2f} ({row['tremor_peak_Hz']:.1f} Hz)"
+                    for name, row in shaking
+                )
+            )
     return lines
 
 

@@ -141,7 +141,9 @@ def summarize(sim_dir) -> dict:
         "body_mass_kg": mass,
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,
-        "fibre_work": _fibre_work(names, cols("fiber_force"), cols("fiber_velocity")),
+        "fibre_work": _fibre_work(
+            names, cols("fiber_force"), cols("fiber_velocity"), cols("active_fiber_force")
+        ),
         "operating_range": None
         if meta.muscle_model == IDEAL_MUSCLES
         else _operating_range(meta, names, cols),
@@ -216,17 +218,49 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
 def _excitation_variation(names, excitation, time) -> dict:
     """Per muscle, the most switching first: mean excitation and its total variation per second,
     sum |u(t_k+1) - u(t_k)| / duration (2 per on-off cycle: a muscle switching 0 <-> 1 at 25 Hz
-    has 50 per s); chatter of a feedback loop costs activation heat and work."""
+    has 50 per s); chatter of a feedback loop costs activation heat and work. And how much of the
+    excitation's variance lies above TREMOR_BAND_HZ (gait itself is slower: a stride at 1 Hz with
+    its first harmonics), with the frequency where that part peaks: an oscillating reflex or PD
+    loop, e.g. a delayed ankle loop at 7-10 Hz."""
     duration = float(time[-1] - time[0]) if len(time) > 1 else 0.0
     variation = np.abs(np.diff(excitation, axis=0)).sum(axis=0) / duration if duration > 0 else None
+    tremor = _tremor(excitation, time)
     rows = {
         name: {
             "mean_excitation": float(excitation[:, i].mean()),
             "variation_per_s": float(variation[i]) if variation is not None else None,
+            "variance_above_band": tremor[0][i] if tremor else None,
+            "tremor_peak_Hz": tremor[1][i] if tremor else None,
         }
         for i, name in enumerate(names)
     }
     return dict(sorted(rows.items(), key=lambda kv: -(kv[1]["variation_per_s"] or 0.0)))
+
+
+TREMOR_BAND_HZ = 6.0
+
+
+def _tremor(excitation, time) -> tuple[list, list] | None:
+    """(share of each excitation's variance above TREMOR_BAND_HZ, frequency of its largest
+    spectral peak there) from Welch spectra of 2 s segments; None for a run shorter than that or
+    sampled unevenly."""
+    from scipy.signal import welch
+
+    if len(time) < 3:
+        return None
+    steps = np.diff(time)
+    dt = float(np.median(steps))
+    if dt <= 0 or np.ptp(steps) > 1e-6 * dt or 1.0 / dt <= 2 * TREMOR_BAND_HZ:
+        return None
+    segment = int(round(2.0 / dt))
+    if len(time) < segment:
+        return None
+    freq, psd = welch(excitation - excitation.mean(axis=0), fs=1.0 / dt, nperseg=segment, axis=0)
+    band = freq > TREMOR_BAND_HZ
+    total = psd.sum(axis=0)
+    share = np.divide(psd[band].sum(axis=0), total, out=np.zeros_like(total), where=total > 0)
+    peak = freq[band][np.argmax(psd[band], axis=0)]
+    return [float(v) for v in share], [float(v) if t > 0 else None for v, t in zip(peak, total)]
 
 
 def _time_average(time, values, dt: float, simulated_time: float) -> float | None:
@@ -266,23 +300,35 @@ def _metabolic_energy(meta, muscles, cols, time, dt: float, simulated_time: floa
     return energy_integral.totals(simulated_time)["energy"], by_muscle
 
 
-def _fibre_work(names, fiber_force, fiber_velocity) -> dict:
+def _fibre_work(names, fiber_force, fiber_velocity, active_fiber_force) -> dict:
     """Mean mechanical power of the muscle fibres, W: produced while shortening, absorbed while
     lengthening (the metabolic model charges the first and refunds nothing for the second), and
     each muscle's share, the largest producers first. Produced and absorbed close together mean
     energy passed back and forth between muscles (co-contraction, a swing leg braked and driven
-    again), not work done on the body."""
+    again), not work done on the body.
+
+    ``passive_absorbed_W``: mean power the passive part of the fibre force (parallel elastic and
+    fibre damping, F - F_active) takes from the motion. The elastic part gives back what it stores,
+    so over whole strides this is what the fibre damping of the Millard model dissipates, energy the
+    active fibres must make up (work the metabolic model charges); a fibre velocity that oscillates
+    (a tremor) raises it with the square of its amplitude."""
     power = -fiber_force * fiber_velocity  # shortening (v < 0) under tension produces work
     produced = np.maximum(power, 0.0).mean(axis=0)
     absorbed = np.maximum(-power, 0.0).mean(axis=0)
+    passive_absorbed = ((fiber_force - active_fiber_force) * fiber_velocity).mean(axis=0)
     per_muscle = {
-        name: {"produced_W": float(produced[i]), "absorbed_W": float(absorbed[i])}
+        name: {
+            "produced_W": float(produced[i]),
+            "absorbed_W": float(absorbed[i]),
+            "passive_absorbed_W": float(passive_absorbed[i]),
+        }
         for i, name in enumerate(names)
     }
     return {
         "produced_W": float(produced.sum()),
         "absorbed_W": float(absorbed.sum()),
         "net_W": float(produced.sum() - absorbed.sum()),
+        "passive_absorbed_W": float(passive_absorbed.sum()),
         "by_muscle": dict(sorted(per_muscle.items(), key=lambda kv: -kv[1]["produced_W"])),
     }
 

@@ -148,6 +148,14 @@ def test_summary_says_where_the_energy_goes_and_which_joint_limits_carry_load(ru
     assert set(work["by_muscle"]) == set(muscles)
     assert work["net_W"] == pytest.approx(work["produced_W"] - work["absorbed_W"])
     assert work["produced_W"] > 0 and work["absorbed_W"] > 0
+    # the passive fibre force's (F - F_active) power taken from the motion, per muscle and summed
+    for name, row in work["by_muscle"].items():
+        passive = csv[f"{name}.fiber_force"] - csv[f"{name}.active_fiber_force"]
+        expected = (passive * csv[f"{name}.fiber_velocity"]).mean()
+        assert row["passive_absorbed_W"] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    assert work["passive_absorbed_W"] == pytest.approx(
+        sum(r["passive_absorbed_W"] for r in work["by_muscle"].values())
+    )
     operating = summary["operating_range"]
     assert set(operating["by_muscle"]) == set(muscles)
     for name, row in operating["by_muscle"].items():
@@ -171,7 +179,29 @@ def test_excitation_variation_counts_the_switching_of_each_muscle():
     rows = _excitation_variation(["steady", "switching"], excitation, time)
     assert list(rows) == ["switching", "steady"]
     assert rows["switching"]["variation_per_s"] == pytest.approx(200.0)
-    assert rows["steady"] == {"mean_excitation": pytest.approx(0.3), "variation_per_s": 0.0}
+    assert rows["steady"]["mean_excitation"] == pytest.approx(0.3)
+    assert rows["steady"]["variation_per_s"] == 0.0
+    # a 1 s record is shorter than the 2 s spectral segments: no tremor figures
+    assert rows["steady"]["variance_above_band"] is None and rows["steady"]["tremor_peak_Hz"] is None
+
+
+def test_excitation_variation_finds_a_tremor_above_the_gait_band():
+    """An excitation with a 1 Hz gait pattern plus a 9 Hz oscillation of the same amplitude: half
+    its variance above 6 Hz, peaking at 9 Hz; the pattern alone: almost none; a constant: 0 and
+    no peak."""
+    import numpy as np
+
+    from musclewalk.analysis.summary import _excitation_variation
+
+    time = np.arange(2001) * 0.005
+    gait = 0.3 + 0.2 * np.sin(2 * np.pi * 1.0 * time)
+    tremor = gait + 0.2 * np.sin(2 * np.pi * 9.0 * time)
+    excitation = np.column_stack([gait, tremor, np.full_like(time, 0.2)])
+    rows = _excitation_variation(["gait", "tremor", "steady"], excitation, time)
+    assert rows["tremor"]["variance_above_band"] == pytest.approx(0.5, abs=0.02)
+    assert rows["tremor"]["tremor_peak_Hz"] == pytest.approx(9.0)
+    assert rows["gait"]["variance_above_band"] < 0.01
+    assert rows["steady"]["variance_above_band"] == 0.0 and rows["steady"]["tremor_peak_Hz"] is None
 
 
 def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_models, tmp_path):
