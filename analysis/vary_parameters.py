@@ -9,9 +9,10 @@ NAME is a parameter of best.json: a controller or initial-state name (``prep.the
 ``swing_foot.follow_shank``) in its own units, or a model parameter by its kind
 (``properties.hamstrings.tendon_slack_length``, ``routing.vasti.P1.x``, ``passive.…``) in the
 normalized units best.json stores (0..1 of its range; ``musclewalk optimize`` prints the space).
-The copy's optimized.osim and metadata are rewritten from the run's own model copy (model/) with
-the changed values, as the optimizer writes them; best.json keeps its recorded objective, which no
-longer belongs to the changed values (the copy is for re-simulation, not a result).
+The copy's optimized.osim and metadata are rewritten from the run's own model copy (model/; for a
+best kept in a run's generation-N/ folder, the run's, one folder up) with the changed values, as
+the optimizer writes them; best.json keeps its recorded objective, which no longer belongs to the
+changed values (the copy is for re-simulation, not a result).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
             raise SystemExit(f"{run / 'best.json'}: parameters: no {name!r} to change")
         section[key] = value
     models = sorted((run / "model").glob("*.osim"))
+    if not models and run.name.startswith("generation-"):
+        models = sorted((run.parent / "model").glob("*.osim"))
     if len(models) != 1:
         raise SystemExit(f"{run / 'model'}: expected the run's one model copy (*.osim)")
     if out.exists():

@@ -133,6 +133,7 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     the optimizer would write it, a controller value in its best.json; an unknown name is one
     error naming the file, and no folder is written."""
     import json
+    import shutil
 
     from lxml import etree
 
@@ -156,6 +157,20 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     bad = run_script("vary_parameters.py", run, tmp_path / "bad", "nope=1")
     assert bad.returncode != 0 and "best.json: parameters: no 'nope'" in bad.stderr
     assert not (tmp_path / "bad").exists()
+    # a best kept in a run's generation-N/ folder: the run's model copy is one folder up
+    kept = tmp_path / "run" / "generation-7"
+    shutil.copytree(run / "model", tmp_path / "run" / "model")
+    kept.mkdir()
+    for name in ("best.json", "optimized.osim", "optimized.meta.json"):
+        shutil.copy(run / name, kept / name)
+    r = run_script("vary_parameters.py", kept, tmp_path / "from-kept", "prep.theta0=0.25")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (
+        json.loads((tmp_path / "from-kept" / "best.json").read_text())["parameters"]["controller"][
+            "prep.theta0"
+        ]
+        == 0.25
+    )
 
 
 def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival(tmp_path):

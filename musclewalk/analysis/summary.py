@@ -256,11 +256,11 @@ def _tremor(excitation, time) -> tuple[list, list] | None:
     if len(time) < segment:
         return None
     freq, psd = welch(excitation - excitation.mean(axis=0), fs=1.0 / dt, nperseg=segment, axis=0)
-    band = freq > TREMOR_BAND_HZ
+    band = freq > TREMOR_BAND_HZ * (1 + 1e-9)  # the bins are k / 2 s, computed with rounding
     total = psd.sum(axis=0)
     share = np.divide(psd[band].sum(axis=0), total, out=np.zeros_like(total), where=total > 0)
     peak = freq[band][np.argmax(psd[band], axis=0)]
-    return [float(v) for v in share], [float(v) if t > 0 else None for v, t in zip(peak, total)]
+    return [float(v) for v in share], [round(float(v), 6) if t > 0 else None for v, t in zip(peak, total)]
 
 
 def _time_average(time, values, dt: float, simulated_time: float) -> float | None:
