@@ -194,3 +194,28 @@ def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ")]
     assert rows[1].startswith("| 0 | 1 of 1 | 0.20") and rows[2].startswith("| 0.001 | 2 of 2 |")
+
+
+def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
+    """analysis/lower_one_at_a_time.py: the walker as optimized first, then one row per matching
+    controller value of at least --min, scaled by --factor; the cost is the run objective's
+    metabolic measure; a pattern matching nothing is one error."""
+    import json
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    controller = json.loads((run / "best.json").read_text())["parameters"]["controller"]
+    expected = sorted(n for n, v in controller.items() if n.startswith("const.stance.") and v >= 0.2)
+    out = tmp_path / "lower.md"
+    args = ["--pattern", "const.stance.*", "--min", 0.2, "--factor", 0.5, "--duration", 0.2, "--out", out]
+    r = run_script("lower_one_at_a_time.py", run, *args)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = [line.split(" | ") for line in out.read_text().splitlines() if line.startswith("| ")][1:]
+    assert rows[0][0] == "| as optimized" and rows[0][3] == "yes"
+    assert sorted(row[0].lstrip("| ") for row in rows[1:]) == expected and expected
+    for row in rows[1:]:
+        name = row[0].lstrip("| ")
+        assert float(row[1]) == pytest.approx(controller[name], abs=5e-4)
+        assert float(row[2]) == pytest.approx(controller[name] * 0.5, abs=5e-4)
+        assert float(row[5]) > 0  # HumanLegs' objective (the paper's) has a metabolic effort term
+    bad = run_script("lower_one_at_a_time.py", run, "--pattern", "nothing.*", "--duration", 0.2)
+    assert bad.returncode == 2 and "no controller value matches 'nothing.*'" in bad.stderr
