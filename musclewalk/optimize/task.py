@@ -52,7 +52,8 @@ DEFAULT_TASK = "walk"
 DEFAULT_DURATION = 10.0  # s, as the optimizer's default t_max
 WALKING_UNPERTURBED = "unperturbed"  # stop_when_walking: the walker must also walk without the
 # task's perturbations (driver.Settings.stop_when_walking)
-TOP_KEYS = ("description", "speed", "duration", "objective", "heading", "pushes", "terrain")
+TOP_KEYS = ("description", "speed", "duration", "objective", "heading", "pushes", "terrain", "extends")
+SECTIONS = ("heading", "pushes", "terrain")  # merged key by key over an extended task's
 # the independent random streams of one perturbation seed (SeedSequence spawn keys)
 STREAMS = ("heading", "pushes", "terrain")
 
@@ -212,17 +213,10 @@ class Task:
     # ------------------------------------------------------------------ reading
     @classmethod
     def load(cls, name_or_path: str | Path = DEFAULT_TASK) -> "Task":
-        """A task by name (a file in models/tasks/) or by path (.yaml, .yml)."""
-        path = Path(name_or_path)
-        if path.suffix not in (".yaml", ".yml"):
-            folder = models_dir() / "tasks"
-            path = folder / f"{name_or_path}.yaml"
-            if not path.is_file():
-                known = sorted(p.stem for p in folder.glob("*.yaml"))
-                raise TaskError(
-                    f"task {name_or_path!r}: unknown (known: {', '.join(known)}; or give a .yaml file)"
-                )
-        data = read_yaml(path, TaskError, "task file")
+        """A task by name (a file in models/tasks/) or by path (.yaml, .yml); a file that
+        ``extends`` another task is that task with the file's values over it."""
+        path = _task_path(name_or_path)
+        data = _file_data(path, ())
         return cls.from_dict(data, path.stem, source=str(path), folder=path.parent)
 
     @classmethod
@@ -238,6 +232,8 @@ class Task:
         unknown = sorted(set(map(str, data)) - set(TOP_KEYS))
         if unknown:
             raise read.err(unknown[0], f"unknown key (known: {', '.join(TOP_KEYS)})")
+        if "extends" in data:
+            raise read.err("extends", "resolved only when a task file is loaded (Task.load)")
         description = data.get("description", "")
         if not isinstance(description, str):
             raise read.err("description", "expected text")
@@ -261,6 +257,58 @@ class Task:
         """The scenario of every run from before task files (their checkpoints resume with it):
         straight walking on flat ground, no random perturbations."""
         return cls(name=DEFAULT_TASK, description="straight walking on flat ground", source="built-in")
+
+
+def _task_path(name_or_path: str | Path, source: str | None = None) -> Path:
+    """The file of a task name (models/tasks/NAME.yaml) or the .yaml path itself. TaskError for
+    an unknown name (naming ``source``, the key that named it, when given)."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml"):
+        return path
+    folder = models_dir() / "tasks"
+    path = folder / f"{name_or_path}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in folder.glob("*.yaml"))
+        where = f"{source}: " if source else ""
+        raise TaskError(
+            f"{where}task {name_or_path!r}: unknown (known: {', '.join(known)}; or give a .yaml file)"
+        )
+    return path
+
+
+def _file_data(path: Path, chain: tuple) -> dict:
+    """A task file's values with what it ``extends`` resolved: the extended task's values (its own
+    chain resolved first), then this file's over them, the heading, pushes and terrain sections
+    key by key. A relative objective file is made absolute against the file that names it."""
+    data = read_yaml(path, TaskError, "task file")
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise TaskError(f"{path}: expected a mapping ({', '.join(TOP_KEYS)})")
+    data = dict(data)
+    objective = data.get("objective")
+    if isinstance(objective, str) and objective.endswith((".yaml", ".yml")):
+        data["objective"] = str((path.parent / objective).resolve())
+    if "extends" not in data:
+        return data
+    base_name = data.pop("extends")
+    if not isinstance(base_name, str) or not base_name:
+        raise TaskError(f"{path}: extends: expected a task name (models/tasks/) or a .yaml file")
+    base_path = _task_path(
+        path.parent / base_name if base_name.endswith((".yaml", ".yml")) else base_name, f"{path}: extends"
+    )
+    if not base_path.is_file():
+        raise TaskError(f"{path}: extends: {base_path}: no such task file")
+    chain = (*chain, path.resolve())
+    if base_path.resolve() in chain:
+        raise TaskError(f"{path}: extends: {base_name!r} extends this file again (a cycle)")
+    merged = _file_data(base_path, chain)
+    for key, value in data.items():
+        if key in SECTIONS and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged
 
 
 class _Reader:

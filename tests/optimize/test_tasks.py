@@ -566,3 +566,62 @@ def test_stop_when_walking_takes_true_false_or_unperturbed(small_settings, tmp_p
 
     with pytest.raises(OptimizationError, match="stop_when_walking: expected true, false or unperturbed"):
         Optimization(small_settings(stop_when_walking="straight"), tmp_path / "r", progress=False)
+
+
+# --------------------------------------------------------------------------- extends
+def test_a_task_file_may_extend_another_and_set_only_what_differs(tmp_path):
+    """``extends:`` a task name or a file beside it: the extended task's values, this file's over
+    them, the sections merged key by key; the committed push steps and gentle pushes are the push
+    task at their own magnitude."""
+    push = Task.load("push")
+    for name, magnitude in (("gentlepush", 4.0), ("lightpush", 10.0)):
+        task = Task.load(name)
+        assert task.pushes == dataclasses.replace(push.pushes, magnitude=magnitude)
+        assert task.objective != push.objective and task.duration == push.duration
+    for magnitude in (30, 50, 75):
+        task = Task.load(REPO / "config" / "experiments" / "tasks" / f"push-{magnitude}.yaml")
+        assert task.pushes == dataclasses.replace(push.pushes, magnitude=float(magnitude))
+        assert task.objective == push.objective and str(magnitude) in task.description
+
+    (tmp_path / "objectives").mkdir()
+    (tmp_path / "objectives" / "mine.yaml").write_text(
+        (REPO / "models" / "objectives" / "geijtenbeek2013.yaml").read_text()
+    )
+    base = tmp_path / "base.yaml"
+    base.write_text(
+        yaml.safe_dump(
+            {"objective": "objectives/mine.yaml", "pushes": {"magnitude": 20, "jitter": 0.1}, "duration": 6}
+        )
+    )
+    (tmp_path / "sub").mkdir()
+    child = tmp_path / "sub" / "child.yaml"
+    child.write_text(yaml.safe_dump({"extends": "../base.yaml", "pushes": {"magnitude": 40}}))
+    grandchild = tmp_path / "sub" / "grandchild.yaml"
+    grandchild.write_text(yaml.safe_dump({"extends": "child.yaml", "terrain": {"max_slope": 2}}))
+    task = Task.load(grandchild)
+    assert task.name == "grandchild" and task.source == str(grandchild)
+    assert (task.pushes.magnitude, task.pushes.jitter, task.duration) == (40.0, 0.1, 6.0)
+    assert task.terrain.max_slope == 2.0
+    # a relative objective file is the extended file's, beside it, not beside the extending one
+    assert task.objective == str((tmp_path / "objectives" / "mine.yaml").resolve())
+
+
+@pytest.mark.parametrize(
+    "extends, message",
+    [
+        ("nosuchtask", "extends: task 'nosuchtask': unknown"),
+        ("missing.yaml", "extends: .*missing.yaml: no such task file"),
+        ("loop.yaml", "extends: 'loop.yaml' extends this file again"),
+        (3, "extends: expected a task name"),
+    ],
+)
+def test_a_bad_extends_is_one_error_naming_the_file(tmp_path, extends, message):
+    path = tmp_path / "loop.yaml"
+    path.write_text(yaml.safe_dump({"extends": extends}))
+    with pytest.raises(TaskError, match=rf"{path}: {message}"):
+        Task.load(path)
+    # a bad value under an extended task names the file that set it
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"extends": "push", "pushes": {"magnitude": -1}}))
+    with pytest.raises(TaskError, match=rf"{bad}: pushes.magnitude: expected a number > 0"):
+        Task.load(bad)
