@@ -1,5 +1,7 @@
 """The committed walkers re-simulate to the objective their optimization recorded: a refactor of
-the measures, the objective or the simulation loop that changes a committed result fails here."""
+the measures, the objective or the simulation loop that changes a committed result fails here. A
+controller optimized under random perturbations is re-simulated under those of its best's
+generation (best.json's task and perturbation_seed)."""
 
 import json
 from pathlib import Path
@@ -7,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.optimize.task import Task
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
@@ -14,14 +17,20 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(
-    "run", ["HumanLegs-walk-1.3", "Human-walk-1.3", "Human-walk-1.3-human", "Human-walk-2.0"]
+    "run", ["HumanLegs-walk-1.3", "Human-walk-1.3", "Human-walk-1.3-human", "Human-walk-2.0", "Human-push-2.0"]
 )
 def test_committed_best_re_simulates_to_its_recorded_objective(run):
     folder = REPO / "models" / "optimized" / run
     best = json.loads((folder / "best.json").read_text())
     params = best["parameters"]
-    sim = Simulator(folder / "optimized.osim")
-    scenario = Scenario(speed=best["speed"], duration=best["duration"])
+    if best.get("perturbation_seed") is None:
+        scenario, terrain = Scenario(speed=best["speed"], duration=best["duration"]), None
+    else:
+        scenario, terrain = Task.load(best["task"]).scenario(
+            best["speed"], best["duration"], best["perturbation_seed"]
+        )
+        assert scenario.pushes or terrain is not None or callable(scenario.heading)
+    sim = Simulator(folder / "optimized.osim", terrain=terrain)
     objective = Objective.load(best.get("objective_name", "geijtenbeek2013"))
     recorder = ObjectiveRecorder(sim, scenario, objective)
     result = sim.run(scenario, {**params["controller"], **params["initial_state"]}, observers=[recorder])
