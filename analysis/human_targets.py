@@ -251,14 +251,16 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
             )
         )
         shaking = sorted(
-            ((name, row) for name, row in variation.items() if row.get("variance_above_band")),
-            key=lambda kv: -kv[1]["variance_above_band"],
+            ((name, row) for name, row in variation.items() if row.get("rms_above_6Hz")),
+            key=lambda kv: -kv[1]["rms_above_6Hz"],
         )[:shown]
         if shaking:
             lines.append(
-                "excitations oscillating above the gait band (share of variance above 6 Hz, peak): "
+                "largest excitation oscillations above the gait band (RMS above 6 Hz, share of the "
+                "variance, peak): "
                 + ", ".join(
-                    f"{name} {row['variance_above_band']:.2f} ({row['tremor_peak_Hz']:.1f} Hz)"
+                    f"{name} {row['rms_above_6Hz']:.2f} ({row['variance_share_above_6Hz']:.2f}, "
+                    f"{row['tremor_peak_Hz']:.1f} Hz)"
                     for name, row in shaking
                 )
             )

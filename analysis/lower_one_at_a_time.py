@@ -30,12 +30,31 @@ from musclewalk.sim.scenario import Scenario
 COST_MEASURES = ("metabolic_cost_per_target_distance", "metabolic_rate_per_kg")  # the first the objective has
 
 
-def probe(run: Path, pattern: str, factor: float, minimum: float, duration: float) -> tuple[list[dict], str]:
-    """(one row per probed value, the run's own values first (``name`` None); the cost's measure)."""
+def probed(run: Path, pattern: str, minimum: float) -> list[str]:
+    """The controller values of the run's best.json that match ``pattern`` and are >= ``minimum``."""
+    controller = json.loads((run / "best.json").read_text())["parameters"]["controller"]
+    return sorted(n for n, v in controller.items() if fnmatch.fnmatchcase(n, pattern) and v >= minimum)
+
+
+def run_objective(run: Path, best: dict) -> Objective:
+    """The objective the run was optimized with: as its settings.json stored it, else by name."""
+    settings = run / "settings.json"
+    if settings.is_file():
+        stored = json.loads(settings.read_text())
+        if stored.get("objective_definition"):
+            return Objective.from_dict(
+                stored["objective_definition"], Path(stored["objective"]).stem, source=str(settings)
+            )
+    return Objective.load(best.get("objective_name") or "geijtenbeek2013")
+
+
+def probe(run: Path, names: list[str], factor: float, duration: float) -> tuple[list[dict], str]:
+    """(one row per value of ``names`` scaled alone, the run's own values first (``name`` None);
+    the cost's measure)."""
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
     values = {**params["controller"], **params["initial_state"]}
-    objective = Objective.load(best.get("objective_name") or "geijtenbeek2013")
+    objective = run_objective(run, best)
     terms = {t.measure: t.name for t in objective.terms}
     measure = next((m for m in COST_MEASURES if m in terms), None)
     cost = terms.get(measure)
@@ -48,28 +67,25 @@ def probe(run: Path, pattern: str, factor: float, minimum: float, duration: floa
         averages = recorder.finish(result.simulated_time, result.terminated)
         summary = result.summary(scenario)
         return {
+            "walks": not result.terminated,
             "simulated_time": float(result.simulated_time),
             "speed": summary["mean_forward_speed"],
             "cost": averages.get(cost) if cost else None,
         }
 
     rows = [{"name": None, "value": None, "new": None, **walk(values)}]
-    print(_line(rows[0], rows[0], duration), flush=True)
-    for name in sorted(n for n in params["controller"] if fnmatch.fnmatchcase(n, pattern)):
+    print(_line(rows[0], rows[0]), flush=True)
+    for name in names:
         value = values[name]
-        if value < minimum:
-            continue
         row = {"name": name, "value": value, "new": value * factor, **walk({**values, name: value * factor})}
         rows.append(row)
-        print(_line(row, rows[0], duration), flush=True)
+        print(_line(row, rows[0]), flush=True)
     return rows, measure or "none in the objective"
 
 
-def _line(row: dict, base: dict, duration: float) -> str:
+def _line(row: dict, base: dict) -> str:
     what = "as optimized" if row["name"] is None else f"{row['name']} {row['value']:.3f} -> {row['new']:.3f}"
-    walked = (
-        "walks" if row["simulated_time"] >= duration - 1e-9 else f"falls at {row['simulated_time']:.2f} s"
-    )
+    walked = "walks" if row["walks"] else f"falls at {row['simulated_time']:.2f} s"
     cost = "" if row["cost"] is None else f", cost {row['cost']:.2f}"
     if row["cost"] is not None and row["name"] is not None and base["cost"] is not None:
         cost += f" ({row['cost'] - base['cost']:+.2f})"
@@ -85,9 +101,9 @@ def markdown(run: Path, rows: list[dict], measure: str, factor: float, duration:
         "| value | from | to | walks the full time | speed, m/s | cost | change |",
         "|---|---|---|---|---|---|---|",
     ]
-    walkers = sorted(rows[1:], key=lambda r: (r["simulated_time"] < duration - 1e-9, r["cost"] or 0.0))
+    walkers = sorted(rows[1:], key=lambda r: (not r["walks"], r["cost"] or 0.0))
     for row in [base, *walkers]:
-        full = row["simulated_time"] >= duration - 1e-9
+        full = row["walks"]
         change = (
             ""
             if row["name"] is None or row["cost"] is None or base["cost"] is None
@@ -120,9 +136,10 @@ def main(argv=None) -> int:
     for name in ("best.json", "optimized.osim"):
         if not (args.run / name).is_file():
             ap.error(f"{args.run / name}: not found (a run folder holds best.json and optimized.osim)")
-    rows, measure = probe(args.run, args.pattern, args.factor, args.minimum, args.duration)
-    if len(rows) == 1:
+    names = probed(args.run, args.pattern, args.minimum)
+    if not names:
         ap.error(f"no controller value matches {args.pattern!r} with a value >= {args.minimum:g}")
+    rows, measure = probe(args.run, names, args.factor, args.duration)
     text = markdown(args.run, rows, measure, args.factor, args.duration)
     print(text)
     if args.out:

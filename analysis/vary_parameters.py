@@ -50,7 +50,8 @@ def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
     if not models and run.name.startswith("generation-"):
         models = sorted((run.parent / "model").glob("*.osim"))
     if len(models) != 1:
-        raise SystemExit(f"{run / 'model'}: expected the run's one model copy (*.osim)")
+        where = run / "model" if not run.name.startswith("generation-") else run.parent / "model"
+        raise SystemExit(f"{where}: expected the run's one model copy (*.osim)")
     if out.exists():
         raise SystemExit(f"{out}: exists (choose a new folder)")
     shutil.copytree(run, out, ignore=shutil.ignore_patterns("stages", "checkpoint.pkl", ".musclewalk.lock"))

@@ -218,10 +218,12 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
 def _excitation_variation(names, excitation, time) -> dict:
     """Per muscle, the most switching first: mean excitation and its total variation per second,
     sum |u(t_k+1) - u(t_k)| / duration (2 per on-off cycle: a muscle switching 0 <-> 1 at 25 Hz
-    has 50 per s); chatter of a feedback loop costs activation heat and work. And how much of the
-    excitation's variance lies above TREMOR_BAND_HZ (gait itself is slower: a stride at 1 Hz with
-    its first harmonics), with the frequency where that part peaks: an oscillating reflex or PD
-    loop, e.g. a delayed ankle loop at 7-10 Hz."""
+    has 50 per s); chatter of a feedback loop costs activation heat and work. And the part of the
+    excitation above TREMOR_BAND_HZ (gait itself is slower: a stride at 1 Hz with its first
+    harmonics): its RMS amplitude, its share of the excitation's variance and the frequency where
+    it peaks. An oscillating reflex or PD loop (e.g. a delayed ankle loop at 7-10 Hz) shows as a
+    large amplitude at a clear peak; on-off switching spreads its square-wave harmonics over the
+    band; a share alone says little for an excitation that barely varies."""
     duration = float(time[-1] - time[0]) if len(time) > 1 else 0.0
     variation = np.abs(np.diff(excitation, axis=0)).sum(axis=0) / duration if duration > 0 else None
     tremor = _tremor(excitation, time)
@@ -229,8 +231,9 @@ def _excitation_variation(names, excitation, time) -> dict:
         name: {
             "mean_excitation": float(excitation[:, i].mean()),
             "variation_per_s": float(variation[i]) if variation is not None else None,
-            "variance_above_band": tremor[0][i] if tremor else None,
-            "tremor_peak_Hz": tremor[1][i] if tremor else None,
+            "rms_above_6Hz": tremor[0][i] if tremor else None,
+            "variance_share_above_6Hz": tremor[1][i] if tremor else None,
+            "tremor_peak_Hz": tremor[2][i] if tremor else None,
         }
         for i, name in enumerate(names)
     }
@@ -240,10 +243,11 @@ def _excitation_variation(names, excitation, time) -> dict:
 TREMOR_BAND_HZ = 6.0
 
 
-def _tremor(excitation, time) -> tuple[list, list] | None:
-    """(share of each excitation's variance above TREMOR_BAND_HZ, frequency of its largest
-    spectral peak there) from Welch spectra of 2 s segments; None for a run shorter than that or
-    sampled unevenly."""
+def _tremor(excitation, time) -> tuple[list, list, list] | None:
+    """Per excitation, from Welch spectra of 2 s segments: the RMS amplitude of its part above
+    TREMOR_BAND_HZ, that part's share of its variance, the frequency of its largest spectral peak
+    there (None for a constant excitation). None for a run shorter than a segment, sampled unevenly
+    or too coarsely to have a frequency bin above the band."""
     from scipy.signal import welch
 
     if len(time) < 3:
@@ -255,12 +259,24 @@ def _tremor(excitation, time) -> tuple[list, list] | None:
     segment = int(round(2.0 / dt))
     if len(time) < segment:
         return None
-    freq, psd = welch(excitation - excitation.mean(axis=0), fs=1.0 / dt, nperseg=segment, axis=0)
+    freq, psd = welch(
+        excitation - excitation.mean(axis=0), fs=1.0 / dt, nperseg=segment, detrend=False, axis=0
+    )
     band = freq > TREMOR_BAND_HZ * (1 + 1e-9)  # the bins are k / 2 s, computed with rounding
+    if not band.any():
+        return None
+    df = float(freq[1] - freq[0])
+    varies = np.ptp(excitation, axis=0) > 0  # a constant's spectrum is rounding noise
     total = psd.sum(axis=0)
-    share = np.divide(psd[band].sum(axis=0), total, out=np.zeros_like(total), where=total > 0)
+    above = np.where(varies, psd[band].sum(axis=0), 0.0)
+    share = np.divide(above, total, out=np.zeros_like(total), where=varies & (total > 0))
+    rms = np.sqrt(above * df)
     peak = freq[band][np.argmax(psd[band], axis=0)]
-    return [float(v) for v in share], [round(float(v), 6) if t > 0 else None for v, t in zip(peak, total)]
+    return (
+        [float(v) for v in rms],
+        [float(v) for v in share],
+        [round(float(v), 6) if v_ else None for v, v_ in zip(peak, varies)],
+    )
 
 
 def _time_average(time, values, dt: float, simulated_time: float) -> float | None:

@@ -211,8 +211,9 @@ class State:
     failures: int = 0
     failure_log: list = field(default_factory=list)  # {generation, candidate, error}
     warm_start_notes: list = field(default_factory=list)  # what the warm start changed (log.txt)
-    unperturbed_checks: list = field(default_factory=list)  # stop_when_walking "unperturbed":
-    # {generation, candidate, simulated_time} of each walker simulated again without perturbations
+    unperturbed_checks: list = field(default_factory=list)  # stop_when_walking "unperturbed": each
+    # walker simulated again without perturbations: {generation, candidate, simulated_time, walks,
+    # error}
 
     @property
     def best_score(self) -> float:
@@ -748,6 +749,7 @@ class Optimization:
         scores = self._tell(X, results)
         self._keep_best(X, results)
         self._check_unperturbed(evaluator, X, results)
+        self._note_thresholds()
         elapsed = time.perf_counter() - t0
         st.wall_time += elapsed
         st.history.append(self._history_row(scores, elapsed, seed))
@@ -798,13 +800,17 @@ class Optimization:
         return scores
 
     def _keep_best(self, X, results: list[dict]) -> None:
-        """The reported best (best_key: a walker before a faller) and when the thresholds were
-        first met."""
+        """The reported best (best_key: a walker before a faller)."""
         st = self.state
         preferred = min(range(len(X)), key=lambda k: best_key(results[k]))
         if best_key(results[preferred]) < best_key(st.best_result):
             st.best_x = np.array(X[preferred])
             st.best_result, st.best_generation = results[preferred], st.generation
+
+    def _note_thresholds(self) -> None:
+        """The generation in which the reported best (after the unperturbed check, which may
+        replace it) first met every objective threshold."""
+        st = self.state
         if st.best_result and st.best_result.thresholds_met and st.thresholds_met_at is None:
             st.thresholds_met_at = st.generation
 
@@ -825,9 +831,11 @@ class Optimization:
             (k for k, r in enumerate(results) if r.error is None and not r.terminated),
             key=lambda k: best_key(results[k]),
         )[:UNPERTURBED_CHECKS]
+        if not walkers:
+            return
         unperturbed = dataclasses.replace(self.task, task=None, perturbation_seed=None)
-        for k in walkers:
-            check = evaluator.map(unperturbed, [self.space.values(X[k])])[0]
+        checks = evaluator.map(unperturbed, [self.space.values(X[k]) for k in walkers])
+        for k, check in zip(walkers, checks):
             walks = check.error is None and not check.terminated
             st.unperturbed_checks.append(
                 {
@@ -1030,14 +1038,26 @@ class Optimization:
                 else "failed evaluations (generation, candidate, why):"
             )
             lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
-        if st.unperturbed_checks:
+        if self._needs_unperturbed_walk() and self._unperturbed_walker() is None:
             lines.append(
-                "walkers simulated again without the perturbations (generation, candidate, simulated s):"
+                "unperturbed check: no walker has yet walked the full t_max again without the "
+                "perturbations (the best above survived only its generation's)"
+            )
+        if st.unperturbed_checks:
+            shown = st.unperturbed_checks[-50:]
+            lines.append(
+                "walkers simulated again without the perturbations (generation, candidate, simulated s"
+                + (
+                    f"; the last {len(shown)} of {len(st.unperturbed_checks)}"
+                    if len(shown) < len(st.unperturbed_checks)
+                    else ""
+                )
+                + "):"
             )
             lines += [
                 f"  {c['generation']}, {c['candidate']}: {c['simulated_time']:.2f} s"
                 + (" (walks)" if c["walks"] else f" ({c['error']})" if c["error"] else " (falls)")
-                for c in st.unperturbed_checks[-50:]
+                for c in shown
             ]
         lines += self._log_notes()
         write_atomic(self.out / "log.txt", ("\n".join(lines) + "\n").encode())

@@ -314,7 +314,7 @@ class Experiment:
                 isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0 for v in scale.values()
             ):
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
-            own = {k: v for k, v in raw.items() if k not in ("name", "scale_passive", "parameters", "task")}
+            own = {k: v for k, v in raw.items() if k not in STAGE_ONLY_KEYS}
             values = {**defaults, **cls._stage_values(own, key, err, STAGE_ONLY_KEYS)}
             task = None
             if "task" in raw:

@@ -294,6 +294,11 @@ def _file_data(path: Path, chain: tuple) -> dict:
     base_name = data.pop("extends")
     if not isinstance(base_name, str) or not base_name:
         raise TaskError(f"{path}: extends: expected a task name (models/tasks/) or a .yaml file")
+    if "description" not in data:
+        raise TaskError(
+            f"{path}: description: required in a file that extends another task (the extended "
+            "task's would describe other perturbations in every log)"
+        )
     base_path = _task_path(
         path.parent / base_name if base_name.endswith((".yaml", ".yml")) else base_name, f"{path}: extends"
     )
@@ -303,6 +308,7 @@ def _file_data(path: Path, chain: tuple) -> dict:
     if base_path.resolve() in chain:
         raise TaskError(f"{path}: extends: {base_name!r} extends this file again (a cycle)")
     merged = _file_data(base_path, chain)
+    Task.from_dict(dict(merged), base_path.stem, source=str(base_path))  # its own errors name it
     for key, value in data.items():
         if key in SECTIONS and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}

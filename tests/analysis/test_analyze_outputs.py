@@ -182,13 +182,17 @@ def test_excitation_variation_counts_the_switching_of_each_muscle():
     assert rows["steady"]["mean_excitation"] == pytest.approx(0.3)
     assert rows["steady"]["variation_per_s"] == 0.0
     # a 1 s record is shorter than the 2 s spectral segments: no tremor figures
-    assert rows["steady"]["variance_above_band"] is None and rows["steady"]["tremor_peak_Hz"] is None
+    assert rows["steady"]["variance_share_above_6Hz"] is None and rows["steady"]["tremor_peak_Hz"] is None
+    # sampled too coarsely for a bin above 6 Hz (every 0.08 s: bins up to 6.25 Hz at most)
+    coarse = np.arange(101) * 0.08
+    rows = _excitation_variation(["slow"], np.sin(coarse)[:, None], coarse)
+    assert rows["slow"]["rms_above_6Hz"] is None
 
 
 def test_excitation_variation_finds_a_tremor_above_the_gait_band():
     """An excitation with a 1 Hz gait pattern plus a 9 Hz oscillation of the same amplitude: half
-    its variance above 6 Hz, peaking at 9 Hz; the pattern alone: almost none; a constant: 0 and
-    no peak."""
+    its variance above 6 Hz, peaking at 9 Hz, with the oscillation's RMS (0.2 / sqrt 2); the
+    pattern alone: almost none; a constant: 0 and no peak."""
     import numpy as np
 
     from musclewalk.analysis.summary import _excitation_variation
@@ -198,10 +202,11 @@ def test_excitation_variation_finds_a_tremor_above_the_gait_band():
     tremor = gait + 0.2 * np.sin(2 * np.pi * 9.0 * time)
     excitation = np.column_stack([gait, tremor, np.full_like(time, 0.2)])
     rows = _excitation_variation(["gait", "tremor", "steady"], excitation, time)
-    assert rows["tremor"]["variance_above_band"] == pytest.approx(0.5, abs=0.02)
+    assert rows["tremor"]["variance_share_above_6Hz"] == pytest.approx(0.5, abs=0.02)
+    assert rows["tremor"]["rms_above_6Hz"] == pytest.approx(0.2 / np.sqrt(2), rel=0.03)
     assert rows["tremor"]["tremor_peak_Hz"] == pytest.approx(9.0)
-    assert rows["gait"]["variance_above_band"] < 0.01
-    assert rows["steady"]["variance_above_band"] == 0.0 and rows["steady"]["tremor_peak_Hz"] is None
+    assert rows["gait"]["variance_share_above_6Hz"] < 0.01 and rows["gait"]["rms_above_6Hz"] < 0.01
+    assert rows["steady"]["variance_share_above_6Hz"] == 0.0 and rows["steady"]["tremor_peak_Hz"] is None
 
 
 def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_models, tmp_path):

@@ -455,7 +455,8 @@ def test_an_evaluation_on_ramps(humanlegs_osim):
 # ------------------------------------------------------------ stop_when_walking: "unperturbed"
 class PerturbedOrNot:
     """Scripted results per generation for the perturbed evaluations, and whether a candidate
-    (by its place in the generation) walks when simulated again without perturbations."""
+    walks when simulated again without perturbations: ``unperturbed_walkers`` holds
+    (generation, place in the generation) pairs."""
 
     def __init__(self, terms, perturbed, unperturbed_walkers, calls):
         self.terms, self.perturbed, self.walkers, self.calls = (
@@ -483,10 +484,13 @@ class PerturbedOrNot:
             self.generation = [tuple(sorted(v.items())) for v in values]
             self.calls.append(("perturbed", task.perturbation_seed, len(values)))
             return [self._result(s, t) for s, t in rows]
-        (k,) = [self.generation.index(tuple(sorted(v.items()))) for v in values]
-        self.calls.append(("unperturbed", task.perturbation_seed, k))
-        walks = (len(self.calls), k) in self.walkers or ("any", k) in self.walkers
-        return [self._result(99.0, not walks)]
+        generation = sum(kind == "perturbed" for kind, *_ in self.calls)
+        out = []
+        for v in values:
+            k = self.generation.index(tuple(sorted(v.items())))
+            self.calls.append(("unperturbed", task.perturbation_seed, k))
+            out.append(self._result(99.0, (generation, k) not in self.walkers))
+        return out
 
     def close(self):
         pass
@@ -507,7 +511,7 @@ def test_an_unperturbed_walk_decides_when_a_perturbation_stage_moves_on(
         [(1.0, False)] * 4,
     ]
     calls = []
-    walkers = {(6, 3)}  # the sixth evaluator call: generation 2's candidate 3
+    walkers = {(2, 3)}  # generation 2's candidate 3
     monkeypatch.setattr(
         driver, "make_evaluator", lambda *a, **k: PerturbedOrNot(terms, perturbed, walkers, calls)
     )
@@ -595,9 +599,13 @@ def test_a_task_file_may_extend_another_and_set_only_what_differs(tmp_path):
     )
     (tmp_path / "sub").mkdir()
     child = tmp_path / "sub" / "child.yaml"
-    child.write_text(yaml.safe_dump({"extends": "../base.yaml", "pushes": {"magnitude": 40}}))
+    child.write_text(
+        yaml.safe_dump({"extends": "../base.yaml", "description": "40 N", "pushes": {"magnitude": 40}})
+    )
     grandchild = tmp_path / "sub" / "grandchild.yaml"
-    grandchild.write_text(yaml.safe_dump({"extends": "child.yaml", "terrain": {"max_slope": 2}}))
+    grandchild.write_text(
+        yaml.safe_dump({"extends": "child.yaml", "description": "and ramps", "terrain": {"max_slope": 2}})
+    )
     task = Task.load(grandchild)
     assert task.name == "grandchild" and task.source == str(grandchild)
     assert (task.pushes.magnitude, task.pushes.jitter, task.duration) == (40.0, 0.1, 6.0)
@@ -617,11 +625,42 @@ def test_a_task_file_may_extend_another_and_set_only_what_differs(tmp_path):
 )
 def test_a_bad_extends_is_one_error_naming_the_file(tmp_path, extends, message):
     path = tmp_path / "loop.yaml"
-    path.write_text(yaml.safe_dump({"extends": extends}))
+    path.write_text(yaml.safe_dump({"extends": extends, "description": "d"}))
     with pytest.raises(TaskError, match=rf"{path}: {message}"):
         Task.load(path)
     # a bad value under an extended task names the file that set it
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"extends": "push", "pushes": {"magnitude": -1}}))
+    bad.write_text(yaml.safe_dump({"extends": "push", "description": "d", "pushes": {"magnitude": -1}}))
     with pytest.raises(TaskError, match=rf"{bad}: pushes.magnitude: expected a number > 0"):
         Task.load(bad)
+    # a bad value in the extended file names that file, not the one extending it
+    base = tmp_path / "base.yaml"
+    base.write_text(yaml.safe_dump({"pushes": {"magnitude": -5}}))
+    child = tmp_path / "child.yaml"
+    child.write_text(yaml.safe_dump({"extends": "base.yaml", "description": "d", "duration": 5}))
+    with pytest.raises(TaskError, match=rf"{base}: pushes.magnitude: expected a number > 0"):
+        Task.load(child)
+    # the extended task's description would describe other perturbations: required
+    bare = tmp_path / "bare.yaml"
+    bare.write_text(yaml.safe_dump({"extends": "push", "pushes": {"magnitude": 5}}))
+    with pytest.raises(TaskError, match=rf"{bare}: description: required"):
+        Task.load(bare)
+
+
+def test_a_stage_that_runs_out_of_generations_says_no_walker_passed_the_unperturbed_check(
+    small_settings, tmp_path, monkeypatch
+):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = []
+    perturbed = [[(10.0, False), (20.0, True), (30.0, True), (40.0, True)]] * 2
+    monkeypatch.setattr(
+        driver, "make_evaluator", lambda *a, **k: PerturbedOrNot(terms, perturbed, set(), calls)
+    )
+    settings = small_settings(task="gentlepush", generations=2, stop_when_walking="unperturbed")
+    state = Optimization(settings, tmp_path / "stage", progress=False).run()
+    assert state.generation == 2 and state.best_result.score == 10.0
+    log = (tmp_path / "stage" / "log.txt").read_text()
+    assert "stop: generation limit (2)" in log
+    assert "unperturbed check: no walker has yet walked the full t_max again" in log
