@@ -459,13 +459,9 @@ class PerturbedOrNot:
     (generation, place in the generation) pairs."""
 
     def __init__(self, terms, perturbed, unperturbed_walkers, calls):
-        self.terms, self.perturbed, self.walkers, self.calls = (
-            terms,
-            iter(perturbed),
-            unperturbed_walkers,
-            calls,
-        )
-        self.generation = []
+        self.terms, self.walkers, self.calls = terms, unperturbed_walkers, calls
+        self.perturbed = iter(perturbed)
+        self.generation, self.generation_number = [], 0
 
     def _result(self, score, terminated):
         return EvaluationResult(
@@ -480,17 +476,21 @@ class PerturbedOrNot:
 
     def map(self, task, values):
         if task.task is not None:  # the run's task: this generation's candidates
-            rows = next(self.perturbed)
+            self.generation_number += 1
+            rows = self.rows(task)
             self.generation = [tuple(sorted(v.items())) for v in values]
             self.calls.append(("perturbed", task.perturbation_seed, len(values)))
             return [self._result(s, t) for s, t in rows]
-        generation = sum(kind == "perturbed" for kind, *_ in self.calls)
+        generation = self.generation_number
         out = []
         for v in values:
             k = self.generation.index(tuple(sorted(v.items())))
             self.calls.append(("unperturbed", task.perturbation_seed, k))
             out.append(self._result(99.0, (generation, k) not in self.walkers))
         return out
+
+    def rows(self, task):
+        return next(self.perturbed)
 
     def close(self):
         pass
@@ -664,3 +664,47 @@ def test_a_stage_that_runs_out_of_generations_says_no_walker_passed_the_unpertur
     log = (tmp_path / "stage" / "log.txt").read_text()
     assert "stop: generation limit (2)" in log
     assert "unperturbed check: no walker has yet walked the full t_max again" in log
+
+
+def test_an_unperturbed_stage_resumed_midway_ends_as_the_whole_run(small_settings, tmp_path, monkeypatch):
+    """Interrupted after a generation whose walkers fell straight and resumed: the same checks,
+    the same stop, the same best as the run that was never interrupted."""
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    rows = {
+        1: [(10.0, False), (20.0, False), (30.0, True), (40.0, True)],
+        2: [(50.0, False), (60.0, True), (70.0, True), (80.0, False)],
+        3: [(1.0, False)] * 4,
+    }
+
+    class ByGeneration(PerturbedOrNot):
+        """The plan by the generation the perturbation seed belongs to (a resumed run's
+        evaluator starts afresh)."""
+
+        def __init__(self, calls):
+            super().__init__(terms, (), {(2, 3)}, calls)
+
+        def rows(self, task):
+            g = next(g for g in rows if generation_seed(7, g) == task.perturbation_seed)
+            self.generation_number = g
+            return rows[g]
+
+    def run(name, generations, resume=False):
+        calls = []
+        monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: ByGeneration(calls))
+        settings = small_settings(task="gentlepush", generations=generations, stop_when_walking="unperturbed")
+        Optimization(settings, tmp_path / name, resume=resume, progress=False).run()
+
+    run("whole", 3)
+    run("parts", 1)
+    assert "unperturbed check: no walker has yet" in (tmp_path / "parts" / "log.txt").read_text()
+    run("parts", 3, resume=True)
+    whole, parts = (json.loads((tmp_path / n / "best.json").read_text()) for n in ("whole", "parts"))
+    assert (
+        parts["objective"] == whole["objective"] == 80.0 and parts["generation"] == whole["generation"] == 2
+    )
+    assert parts["parameters"] == whole["parameters"]
+    _, st_whole = load_checkpoint(tmp_path / "whole" / CHECKPOINT)
+    _, st_parts = load_checkpoint(tmp_path / "parts" / CHECKPOINT)
+    assert st_parts.unperturbed_checks == st_whole.unperturbed_checks and st_parts.generation == 2
