@@ -18,7 +18,14 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize(
     "run",
-    ["HumanLegs-walk-1.3", "Human-walk-1.3", "Human-walk-1.3-human", "Human-walk-2.0", "Human-push-2.0"],
+    [
+        "HumanLegs-walk-1.3",
+        "Human-walk-1.3",
+        "Human-walk-1.3-human",
+        "Human-walk-2.0",
+        "Human-push-2.0",
+        "Human-slope-2.0",
+    ],
 )
 def test_committed_best_re_simulates_to_its_recorded_objective(run):
     folder = REPO / "models" / "optimized" / run
