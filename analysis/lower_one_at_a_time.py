@@ -22,6 +22,8 @@ import json
 import sys
 from pathlib import Path
 
+from run_folders import emit, require_run_folder
+
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.measures.objective import Objective, ObjectiveRecorder
 from musclewalk.sim.runner import Simulator
@@ -133,17 +135,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0.0 <= args.factor < 1.0 or args.duration <= 0:
         ap.error("--factor in [0, 1) and --duration > 0")
-    for name in ("best.json", "optimized.osim"):
-        if not (args.run / name).is_file():
-            ap.error(f"{args.run / name}: not found (a run folder holds best.json and optimized.osim)")
+    require_run_folder(ap, args.run)
     names = probed(args.run, args.pattern, args.minimum)
     if not names:
         ap.error(f"no controller value matches {args.pattern!r} with a value >= {args.minimum:g}")
     rows, measure = probe(args.run, names, args.factor, args.duration)
     text = markdown(args.run, rows, measure, args.factor, args.duration)
-    print(text)
-    if args.out:
-        args.out.write_text(text)
+    emit(text, args.out)
     return 0
 
 

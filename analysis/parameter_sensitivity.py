@@ -19,6 +19,8 @@ import random
 import sys
 from pathlib import Path
 
+from run_folders import emit, require_run_folder
+
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.optimize.space import ParameterSpace
 from musclewalk.sim.runner import Simulator
@@ -81,14 +83,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.duration <= 0 or any(e < 0 for e in args.epsilon):
         ap.error("--seeds >= 1, --duration > 0 and --epsilon >= 0")
-    for name in ("best.json", "optimized.osim"):
-        if not (args.run / name).is_file():
-            ap.error(f"{args.run / name}: not found (a run folder holds best.json and optimized.osim)")
+    require_run_folder(ap, args.run)
     table = survival(args.run, args.epsilon, args.seeds, args.duration)
     text = markdown(args.run, table, args.duration)
-    print(text)
-    if args.out:
-        args.out.write_text(text)
+    emit(text, args.out)
     return 0
 
 
