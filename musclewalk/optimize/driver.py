@@ -55,7 +55,7 @@ from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
 from .evaluators import make_evaluator
 from .space import OverrideError, ParameterSpace, parse_overrides
-from .task import WALKING_UNPERTURBED, Task, TaskError, generation_seed
+from .task import WALKING_UNPERTURBED, Task, TaskError, generation_seed, valid_stop_when_walking
 
 CHECKPOINT = "checkpoint.pkl"
 LOCK = ".musclewalk.lock"
@@ -139,7 +139,7 @@ class Settings:
         number("popsize", self.popsize, low=1, integer=True)
         number("sigma", self.sigma)
         number("extra_generations", self.extra_generations, strict=False, integer=True)
-        if not (isinstance(self.stop_when_walking, bool) or self.stop_when_walking == WALKING_UNPERTURBED):
+        if not valid_stop_when_walking(self.stop_when_walking):
             raise OptimizationError(
                 f"stop_when_walking: expected true, false or {WALKING_UNPERTURBED}, "
                 f"got {self.stop_when_walking!r}"
@@ -804,8 +804,12 @@ class Optimization:
         st = self.state
         preferred = min(range(len(X)), key=lambda k: best_key(results[k]))
         if best_key(results[preferred]) < best_key(st.best_result):
-            st.best_x = np.array(X[preferred])
-            st.best_result, st.best_generation = results[preferred], st.generation
+            self._make_best(X[preferred], results[preferred])
+
+    def _make_best(self, x, result) -> None:
+        st = self.state
+        st.best_x = np.array(x)
+        st.best_result, st.best_generation = result, st.generation
 
     def _note_thresholds(self) -> None:
         """The generation in which the reported best (after the unperturbed check, which may
@@ -847,8 +851,7 @@ class Optimization:
                 }
             )
             if walks:
-                st.best_x = np.array(X[k])
-                st.best_result, st.best_generation = results[k], st.generation
+                self._make_best(X[k], results[k])
                 return
 
     def _unperturbed_walker(self) -> dict | None:

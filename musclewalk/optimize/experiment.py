@@ -76,7 +76,7 @@ from pathlib import Path
 
 from ..io_checks import read_yaml
 from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
-from .task import DEFAULT_TASK, WALKING_UNPERTURBED, Task, TaskError
+from .task import DEFAULT_TASK, WALKING_UNPERTURBED, Task, TaskError, valid_stop_when_walking
 
 STAGE_KEYS = {
     "speed": float,
@@ -379,7 +379,7 @@ class Experiment:
                     f"unknown key (known: {', '.join((*stage_keys, *STAGE_KEYS))})",
                 )
             if kind == "walking":
-                ok = isinstance(value, bool) or value == WALKING_UNPERTURBED
+                ok = valid_stop_when_walking(value)
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             else:

@@ -53,9 +53,14 @@ DEFAULT_DURATION = 10.0  # s, as the optimizer's default t_max
 WALKING_UNPERTURBED = "unperturbed"  # stop_when_walking: the walker must also walk without the
 # task's perturbations (driver.Settings.stop_when_walking)
 TOP_KEYS = ("description", "speed", "duration", "objective", "heading", "pushes", "terrain", "extends")
-SECTIONS = ("heading", "pushes", "terrain")  # merged key by key over an extended task's
-# the independent random streams of one perturbation seed (SeedSequence spawn keys)
+# the perturbation sections: the independent random streams of one perturbation seed (SeedSequence
+# spawn keys), each merged key by key over an extended task's
 STREAMS = ("heading", "pushes", "terrain")
+
+
+def valid_stop_when_walking(value) -> bool:
+    """A stage's stop rule: true, false or WALKING_UNPERTURBED."""
+    return isinstance(value, bool) or value == WALKING_UNPERTURBED
 
 
 class TaskError(ValueError):
@@ -310,7 +315,7 @@ def _file_data(path: Path, chain: tuple) -> dict:
     merged = _file_data(base_path, chain)
     Task.from_dict(dict(merged), base_path.stem, source=str(base_path))  # its own errors name it
     for key, value in data.items():
-        if key in SECTIONS and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if key in STREAMS and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
