@@ -68,6 +68,23 @@ class Objective:
     def thresholds_met(self, averages: Mapping[str, float]) -> bool:
         return all(averages[t.name] < t.threshold or t.threshold == 0.0 for t in self.terms)
 
+    def check_stop_terms(self, names) -> None:
+        """ObjectiveError unless each of ``names`` is a term with a threshold (one that can be met)."""
+        thresholds = {t.name: t.threshold for t in self.terms}
+        for name in names:
+            if name not in thresholds:
+                raise ObjectiveError(f"{name}: not a term of {self.source} (terms: {', '.join(thresholds)})")
+            if thresholds[name] <= 0.0:
+                raise ObjectiveError(f"{name}: has no threshold in {self.source}, so it is never met")
+
+    def met(self, result, names) -> bool:
+        """Whether ``result`` (an evaluation) ran its full t_max with each of the terms ``names``
+        averaging under its threshold."""
+        if result is None or result.terminated:
+            return False
+        thresholds = {t.name: t.threshold for t in self.terms}
+        return all(result.averages[n] < thresholds[n] for n in names)
+
     def as_dict(self) -> dict:
         return {
             "description": self.description,

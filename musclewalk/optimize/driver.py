@@ -95,6 +95,9 @@ class Settings:
     stop_when_walking: bool | str = False  # stop once a candidate ran the full t_max (a stage
     # of a continuation chain); "unperturbed": once one ran it under its generation's
     # perturbations and again without them (a task with none: as true)
+    stop_when_met: tuple = ()  # objective term names: stop once the best candidate ran the full
+    # t_max with each of these terms' averages under its threshold (a target-speed continuation
+    # stage: ("speed",), at the stage's speed); not together with stop_when_walking
     objective: str = DEFAULT_OBJECTIVE  # a name in models/objectives/ or a .yaml file
     objective_definition: dict | None = None  # the objective's terms as the run started with
     # them (a resumed run keeps them, whatever the file)
@@ -144,6 +147,12 @@ class Settings:
                 f"stop_when_walking: expected true, false or {WALKING_UNPERTURBED}, "
                 f"got {self.stop_when_walking!r}"
             )
+        met = self.stop_when_met
+        if not isinstance(met, (tuple, list)) or not all(isinstance(n, str) and n for n in met):
+            raise OptimizationError(f"stop_when_met: expected a list of objective term names, got {met!r}")
+        if met and self.stop_when_walking:
+            raise OptimizationError("stop_when_met: a stage stops either when walking or when terms are met")
+        self.stop_when_met = tuple(met)
         number("stagnation", self.stagnation, integer=True)
         number("cpu_limit", self.cpu_limit)
         # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
@@ -192,6 +201,7 @@ RESULT_SETTINGS = (
     "cpu_limit",
     "objective",
     "stop_when_walking",
+    "stop_when_met",
     "task",
     "parameters",
 )
@@ -245,6 +255,11 @@ def _from_fields(cls, values: Mapping):
         if name in names:
             setattr(obj, name, value)
     return obj
+
+
+def _setting(value):
+    """A setting in the form it compares in (a list read back from a file is a tuple's equal)."""
+    return tuple(value) if isinstance(value, list) else value
 
 
 def load_checkpoint(path: Path) -> tuple[Settings, State]:
@@ -438,7 +453,11 @@ class Optimization:
                         f"{json.dumps(saved.parameters)}, not {json.dumps(value, default=str)}; restore the "
                         "experiment file's parameters or start a new run"
                     )
-                if name in RESULT_SETTINGS and name != "model" and value != getattr(saved, name):
+                if (
+                    name in RESULT_SETTINGS
+                    and name != "model"
+                    and _setting(value) != _setting(getattr(saved, name))
+                ):
                     raise OptimizationError(
                         f"{ckpt}: {name}: the run was started with {getattr(saved, name)!r}, "
                         f"not {value!r}; resume without it or start a new run"
@@ -454,6 +473,10 @@ class Optimization:
         s = self.settings
         s.validate()
         self.objective = self._objective(s)
+        try:
+            self.objective.check_stop_terms(s.stop_when_met)
+        except ObjectiveError as exc:
+            raise OptimizationError(f"stop_when_met: {exc}") from None
         self.scenario_task = self._task(s)
         self.meta = load_meta(s.model)
         try:  # e.g. a metabolic effort term for a model with ideal muscles
@@ -906,6 +929,11 @@ class Optimization:
                 )
         elif s.stop_when_walking and st.best_result and not st.best_result.terminated:
             return f"a candidate ran the full t_max at generation {st.best_generation}"
+        if s.stop_when_met and self.objective.met(st.best_result, s.stop_when_met):
+            return (
+                f"the best candidate ran the full t_max with {', '.join(s.stop_when_met)} under "
+                f"threshold at generation {st.best_generation}"
+            )
         if st.best_generation >= 0 and st.generation - st.best_generation >= s.stagnation:
             return f"stagnation ({s.stagnation} generations without improvement)"
         return None

@@ -31,6 +31,9 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         stop_when_walking: true        # move on once a candidate ran the full t_max
                                        # (unperturbed: and ran it again without the task's
                                        # pushes, ramps and turns, a task continuation's check)
+        stop_when_met: [speed]         # or: move on once the best ran the full t_max with these
+                                       # objective terms under their thresholds (a
+                                       # target-speed continuation: at the stage's speed)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
         parameters:                    # optional: this stage's own overrides, over the file's
@@ -75,6 +78,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io_checks import read_yaml
+from ..measures.objective import Objective, ObjectiveError
 from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
 from .task import DEFAULT_TASK, WALKING_UNPERTURBED, Task, TaskError, valid_stop_when_walking
 
@@ -86,6 +90,7 @@ STAGE_KEYS = {
     "sigma": float,
     "popsize": int,
     "stop_when_walking": "walking",  # true, false or "unperturbed" (driver.Settings)
+    "stop_when_met": "terms",  # objective term names (driver.Settings.stop_when_met)
 }
 STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "parameters")
 TOP_KEYS = {
@@ -142,6 +147,7 @@ class Stage:
     sigma: float = 0.5
     popsize: int = 20
     stop_when_walking: bool | str = False  # or "unperturbed" (driver.Settings.stop_when_walking)
+    stop_when_met: tuple = ()  # objective term names (driver.Settings.stop_when_met)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
     parameters: dict = field(default_factory=dict)  # the stage's search space (the file's
@@ -209,6 +215,7 @@ class Experiment:
         defaults.setdefault("duration", task.duration)
         stages = cls._stages(data.get("stages"), defaults, path, err)
         stages = cls._stage_spaces(stages, parameters, creature, err)
+        cls._check_stop_terms(stages, objective, err)
         if stages[-1].speed not in (None, speed):
             raise err(
                 f"stages[{len(stages) - 1}].speed",
@@ -234,6 +241,22 @@ class Experiment:
             parameters=parameters,
             variant=variant,
         )
+
+    @staticmethod
+    def _check_stop_terms(stages: tuple, objective: str, err) -> None:
+        """Each stage's stop_when_met names terms of the objective that have a threshold, and the
+        stage does not also stop when walking."""
+        for i, stage in enumerate(stages):
+            if not stage.stop_when_met:
+                continue
+            if stage.stop_when_walking:
+                raise err(
+                    f"stages[{i}].stop_when_met", "a stage stops either when walking or when terms are met"
+                )
+            try:
+                Objective.load(objective).check_stop_terms(stage.stop_when_met)
+            except ObjectiveError as exc:
+                raise err(f"stages[{i}].stop_when_met", str(exc)) from None
 
     @staticmethod
     def _task(data, path: Path, err) -> tuple[str, Task]:
@@ -380,6 +403,8 @@ class Experiment:
                 )
             if kind == "walking":
                 ok = valid_stop_when_walking(value)
+            elif kind == "terms":
+                ok = isinstance(value, list) and value and all(isinstance(n, str) and n for n in value)
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             else:
@@ -392,9 +417,10 @@ class Experiment:
             if not ok:
                 wanted = {
                     "walking": f"true, false or {WALKING_UNPERTURBED}",
+                    "terms": "a list of objective term names (e.g. [speed])",
                     int: "an integer >= 1",
                     float: "a number > 0",
                 }
                 raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")
-            out[name] = value if kind == "walking" else kind(value)
+            out[name] = value if kind == "walking" else tuple(value) if kind == "terms" else kind(value)
         return out

@@ -199,6 +199,7 @@ def stage_settings(
         sigma=stage.sigma,
         popsize=stage.popsize,
         stop_when_walking=stage.stop_when_walking,
+        stop_when_met=stage.stop_when_met,
         objective=exp.objective,
         task=exp.task if stage.task is None else stage.task,
         parameters=dict(stage.parameters),
@@ -208,6 +209,26 @@ def stage_settings(
         command=command,
         **options,
     )
+
+
+# a stage's values that decide its result, compared with its checkpoint's on resume (the warm
+# start, objective and task are paths that differ between checkouts; the run keeps the objective
+# and task definitions it started with)
+STAGE_RESULT_SETTINGS = (
+    "speed",
+    "duration",
+    "seed",
+    "sigma",
+    "popsize",
+    "stop_when_walking",
+    "stop_when_met",
+)
+
+
+def stage_result_settings(exp: Experiment, index: int) -> dict:
+    """The STAGE_RESULT_SETTINGS of stage ``index`` of ``exp`` as its file says them now."""
+    settings = stage_settings(exp, index)
+    return {name: getattr(settings, name) for name in STAGE_RESULT_SETTINGS}
 
 
 def _experiment_options(exp: Experiment, options: Mapping[str, object] | None) -> dict:
@@ -242,7 +263,8 @@ def run_experiment(
     each warm-started from the best of the one before and the first from the experiment's warm
     start. A stage with a checkpoint is resumed with its own settings and model copy (and returns
     at once when it had finished), so running an experiment again continues it; it is refused when
-    the stage's search space in the file (Stage.parameters) is no longer its checkpoint's.
+    the stage's search space in the file (Stage.parameters) or one of its STAGE_RESULT_SETTINGS is
+    no longer its checkpoint's (its generation limit may grow).
     ``options``: the EXPERIMENT_OPTIONS given explicitly (Settings field names). The state of the
     last stage."""
     out = Path(out)
@@ -258,7 +280,11 @@ def run_experiment(
                 exp.creature,
                 stage_out,
                 generations=stage.generations,
-                requested={**options, "parameters": _stage_space_to_resume(exp, i, stage_out)},
+                requested={
+                    **options,
+                    **stage_result_settings(exp, i),
+                    "parameters": _stage_space_to_resume(exp, i, stage_out),
+                },
                 progress=progress,
             )
         else:

@@ -80,6 +80,14 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
         ({"defaults": {"speed": 1.0}}, "defaults.speed"),
         ({"stages": [{"name": "a", "speed": 1.0}, {"name": "b", "speed": 1.1}]}, "stages[1].speed"),
         ({"stages": [{"name": "a", "stop_when_walking": "maybe"}]}, "stages[0].stop_when_walking"),
+        ({"stages": [{"name": "a", "stop_when_met": "speed"}]}, "stages[0].stop_when_met"),
+        ({"stages": [{"name": "a", "stop_when_met": []}]}, "stages[0].stop_when_met"),
+        ({"stages": [{"name": "a", "stop_when_met": ["sped"]}]}, "stages[0].stop_when_met: sped: not a term"),
+        ({"stages": [{"name": "a", "stop_when_met": ["effort"]}]}, "stages[0].stop_when_met: effort: has no"),
+        (
+            {"stages": [{"name": "a", "stop_when_met": ["speed"], "stop_when_walking": True}]},
+            "stages[0].stop_when_met: a stage stops either",
+        ),
     ],
 )
 def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key, optimize_cli):
@@ -248,6 +256,15 @@ def test_a_stage_may_stop_when_a_walker_also_walks_unperturbed(tmp_path):
     )
     exp = Experiment.load(path)
     assert [stage_settings(exp, i).stop_when_walking for i in range(2)] == ["unperturbed", False]
+
+
+def test_a_target_speed_stage_may_stop_when_its_speed_term_is_met(tmp_path):
+    path = tiny(
+        tmp_path,
+        stages=[{"name": "first", "speed": 1.1, "stop_when_met": ["speed", "slide"]}, {"name": "final"}],
+    )
+    exp = Experiment.load(path)
+    assert [stage_settings(exp, i).stop_when_met for i in range(2)] == [("speed", "slide"), ()]
 
 
 def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):

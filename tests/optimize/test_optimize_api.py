@@ -176,6 +176,35 @@ def test_an_experiment_runs_its_stages_and_resumes(tmp_path):
     assert (first / CHECKPOINT).stat().st_mtime_ns == mtime
 
 
+@pytest.mark.parametrize(
+    "change, name",
+    [
+        ({"seed": 9}, "seed"),
+        ({"sigma": 0.3}, "sigma"),
+        ({"stop_when_walking": False}, "stop_when_walking"),
+        ({"stop_when_walking": False, "stop_when_met": ["speed"]}, "stop_when_walking"),
+        ({}, "speed"),
+    ],
+)
+def test_a_stage_whose_result_settings_changed_in_the_file_is_not_resumed(tmp_path, change, name):
+    """A stage resumes with the settings it started with: the file saying otherwise is refused
+    (naming the checkpoint and the setting), not silently ignored; a larger generation limit is
+    not such a change."""
+    path = experiment(tmp_path)
+    out = tmp_path / "out"
+    run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lambda _: None)
+    data = yaml.safe_load(path.read_text())
+    data["stages"][0]["generations"] = 2
+    data["stages"][1].update(change)
+    if name == "speed":  # the last stage runs at the file's speed, the first keeps its own
+        data["stages"][0]["speed"], data["speed"] = data["speed"], 1.2
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(OptimizationError, match=rf"{out / CHECKPOINT}: {name}: the run was started with"):
+        run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lambda _: None)
+    saved, _ = load_checkpoint(out / "stages" / "soft_hips" / CHECKPOINT)
+    assert saved.generations == 2  # the first stage, unchanged but for its limit, ran on
+
+
 def test_a_later_stage_checkpointed_with_the_files_start_values_resumes(tmp_path):
     """Before stages had their own search spaces every stage's checkpoint kept the file's
     parameters, start values included; running the file again resumes such a stage."""

@@ -572,6 +572,77 @@ def test_stop_when_walking_takes_true_false_or_unperturbed(small_settings, tmp_p
         Optimization(small_settings(stop_when_walking="straight"), tmp_path / "r", progress=False)
 
 
+# ------------------------------------------------------------ stop_when_met
+class ScriptedAverages:
+    """Each generation's candidates as (simulated to t_max?, speed error average) pairs."""
+
+    def __init__(self, terms, generations):
+        self.terms, self.generations = terms, iter(generations)
+
+    def map(self, task, values):
+        rows = next(self.generations)
+        out = []
+        for walks, speed_error in rows:
+            averages = dict.fromkeys(self.terms, 0.5)
+            averages["speed"] = speed_error
+            out.append(
+                EvaluationResult(
+                    score=100 * speed_error + (0 if walks else 50),
+                    terms=dict.fromkeys(self.terms, 1.0),
+                    averages=averages,
+                    simulated_time=10.0 if walks else 3.0,
+                    terminated=not walks,
+                    reason=None if walks else "com_height",
+                    wall_time=0.0,
+                )
+            )
+        return out[: len(values)]
+
+    def close(self):
+        pass
+
+
+def test_a_stage_stops_once_its_best_walks_with_the_named_terms_met(small_settings, tmp_path, monkeypatch):
+    """stop_when_met: [speed] ends a target-speed stage once the best ran t_max with its speed
+    error under the threshold (0.1): not for a faller, nor for a walker still too slow, and the
+    other terms (above their thresholds here) do not matter."""
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    generations = [
+        [(False, 0.01), (True, 0.3), (True, 0.5), (False, 0.2)],  # the best falls
+        [(True, 0.15), (True, 0.4), (True, 0.4), (True, 0.4)],  # walks, too slow
+        [(True, 0.05), (True, 0.4), (True, 0.4), (True, 0.4)],  # walks at speed
+        [(True, 0.0)] * 4,
+    ]
+    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: ScriptedAverages(terms, generations))
+    out = tmp_path / "stage"
+    state = Optimization(small_settings(generations=4, stop_when_met=["speed"]), out, progress=False).run()
+    assert state.generation == 3 and state.best_generation == 3
+    assert (
+        "stop: the best candidate ran the full t_max with speed under threshold at generation 3"
+        in (out / "log.txt").read_text()
+    )
+    saved, _ = load_checkpoint(out / CHECKPOINT)
+    assert saved.stop_when_met == ("speed",)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (["headvel", "cadence"], "stop_when_met: cadence: not a term of"),
+        (["effort"], "stop_when_met: effort: has no threshold"),
+        ("speed", "stop_when_met: expected a list of objective term names"),
+    ],
+)
+def test_stop_when_met_names_terms_with_thresholds(small_settings, tmp_path, value, message):
+    from musclewalk.optimize.driver import OptimizationError
+
+    with pytest.raises(OptimizationError, match=message):
+        Optimization(small_settings(stop_when_met=value), tmp_path / "r", progress=False)
+    assert not (tmp_path / "r" / CHECKPOINT).exists()
+
+
 # --------------------------------------------------------------------------- extends
 def test_a_task_file_may_extend_another_and_set_only_what_differs(tmp_path):
     """``extends:`` a task name or a file beside it: the extended task's values, this file's over
