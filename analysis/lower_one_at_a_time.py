@@ -25,7 +25,7 @@ from pathlib import Path
 from run_folders import emit, require_run_folder
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.measures.objective import Objective, scored_run
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
@@ -64,9 +64,8 @@ def probe(run: Path, names: list[str], factor: float, duration: float) -> tuple[
     scenario = Scenario(speed=best["speed"], duration=duration)
 
     def walk(changed: dict) -> dict:
-        recorder = ObjectiveRecorder(sim, scenario, objective)
-        result = sim.run(scenario, changed, observers=[recorder])
-        averages = recorder.finish(result.simulated_time, result.terminated)
+        run = scored_run(sim, scenario, changed, objective)
+        result, averages = run.result, run.averages
         summary = result.summary(scenario)
         return {
             "walks": not result.terminated,

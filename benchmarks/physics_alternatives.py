@@ -41,7 +41,7 @@ from lxml import etree
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from musclewalk.measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder  # noqa: E402
+from musclewalk.measures.objective import DEFAULT_OBJECTIVE, Objective, scored_run  # noqa: E402
 from musclewalk.model.meta import load_meta, meta_path  # noqa: E402
 from musclewalk.model.osim import write_atomic, xml_bytes  # noqa: E402
 from musclewalk.model.vectors import parse_osim  # noqa: E402
@@ -107,10 +107,9 @@ def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
     if step is not None:
         sim.engine.manager.setIntegratorFixedStepSize(step)
     scenario = Scenario(speed=w.speed, duration=duration)
-    rec = ObjectiveRecorder(sim, scenario, objective)
     with IntegratorLog() as log:
-        res = sim.run(scenario, w.params, observers=[rec])
-    score, terms = objective.combine(rec.finish(res.simulated_time, res.terminated))
+        run = scored_run(sim, scenario, w.params, objective)
+    res, score, terms = run.result, run.score, run.terms
     t = res.simulated_time
     own_method, own_accuracy = integrator_settings(meta)
     physics = f"{method or own_method} " + (

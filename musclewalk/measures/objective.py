@@ -178,3 +178,24 @@ class ObjectiveRecorder:
                 if m.after_termination:
                     integrals[name] += max(0.0, duration - simulated_time) * m.after_termination
         return {k: v / duration for k, v in integrals.items()}
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """One simulation scored by an objective: the simulator's result, the time-averaged measures
+    by term (termination penalty applied), the weighted thresholded terms and their sum."""
+
+    result: object
+    averages: dict
+    terms: dict
+    score: float
+
+
+def scored_run(sim, scenario, values, objective: Objective, observers=()) -> ScoredRun:
+    """``values`` simulated by ``sim`` under ``scenario`` and scored by ``objective`` (as an
+    optimization evaluates a candidate); ``observers`` run beside the objective's recorder."""
+    recorder = ObjectiveRecorder(sim, scenario, objective)
+    result = sim.run(scenario, values, observers=[recorder, *observers])
+    averages = recorder.finish(result.simulated_time, result.terminated)
+    score, terms = objective.combine(averages)
+    return ScoredRun(result, averages, terms, score)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Mapping
 
 from ..constants import CONTROL_INTERVAL
-from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveRecorder
+from ..measures.objective import DEFAULT_OBJECTIVE, Objective, scored_run
 from ..model.meta import load_meta
 from ..model.metadata import ModelMeta
 from ..model.osim import write_atomic, xml_bytes
@@ -152,7 +152,6 @@ class Evaluator:
             path, meta = self.candidate_model(model_values)
             scenario, terrain = task.scenario()
             sim = Simulator(path, meta=meta, control_interval=task.control_interval, terrain=terrain)
-            recorder = ObjectiveRecorder(sim, scenario, objective)
             cpu0 = time.thread_time()
 
             def cpu_budget(sensors, *_):
@@ -163,9 +162,8 @@ class Evaluator:
                         f"{task.cpu_limit:g} CPU s per simulated s"
                     )
 
-            result = sim.run(scenario, sim_values, observers=[recorder, cpu_budget])
-            averages = recorder.finish(result.simulated_time, result.terminated)
-            score, terms = objective.combine(averages)
+            run = scored_run(sim, scenario, sim_values, objective, observers=[cpu_budget])
+            result, averages, terms, score = run.result, run.averages, run.terms, run.score
             if not math.isfinite(score):
                 raise FloatingPointError("objective is not finite")
             return EvaluationResult(

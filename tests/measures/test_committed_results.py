@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from musclewalk.measures.objective import Objective, ObjectiveRecorder
+from musclewalk.measures.objective import Objective, scored_run
 from musclewalk.optimize.task import Task
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
@@ -42,10 +42,8 @@ def test_committed_best_re_simulates_to_its_recorded_objective(run):
         assert task.randomized and (scenario.pushes or terrain is not None or callable(scenario.heading))
     sim = Simulator(folder / "optimized.osim", terrain=terrain)
     objective = Objective.load(best.get("objective_name", "geijtenbeek2013"))
-    recorder = ObjectiveRecorder(sim, scenario, objective)
-    result = sim.run(scenario, {**params["controller"], **params["initial_state"]}, observers=[recorder])
-    averages = recorder.finish(result.simulated_time, result.terminated)
-    score, terms = objective.combine(averages)
+    run = scored_run(sim, scenario, {**params["controller"], **params["initial_state"]}, objective)
+    result, averages, terms, score = run.result, run.averages, run.terms, run.score
     assert result.simulated_time == pytest.approx(best["simulated_time"])
     assert result.terminated == best["terminated"]
     assert terms == pytest.approx(best["terms"], rel=1e-9, abs=1e-12)
