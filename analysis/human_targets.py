@@ -280,10 +280,24 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
         f"| {m} | {value} | {goal} | {human} | {'yes' if ok else 'no'} |"
         for m, value, goal, human, ok in rows
     ]
-    extra = diagnostics(analysis)
+    extra = [*grf_split(comparison), *diagnostics(analysis)]
     if extra:
         lines += ["", *(f"- {line}" for line in extra)]
     return "\n".join(lines) + "\n"
+
+
+def grf_split(comparison: dict) -> list[str]:
+    """The vertical GRF's first peak told apart: a heel-strike transient (0-6 % of the cycle)
+    and the weight-acceptance peak after it (6-35 %)."""
+    grf = [comparison["vgrf"][s] for s in SIDES]
+    if not all("impact_bw" in g for g in grf):
+        return []
+    return [
+        "vertical GRF first peak split (right / left): heel-strike impact (0-6 % of the cycle) "
+        f"{_fmt([g['impact_bw'] for g in grf], '.2f')} BW, weight-acceptance peak (6-35 %) "
+        f"{_fmt([g['loading_peak_bw'] for g in grf], '.2f')} BW at "
+        f"{_fmt([g['loading_peak_percent'] for g in grf], '.0f')} % (human ≈ 1.1 at ≈ 15 %)"
+    ]
 
 
 def no_cycle_table(name: str, analysis: dict) -> str:

@@ -67,6 +67,13 @@ def test_human_targets_judge_each_figure():
     }
     assert all(met for *_, met in target_rows(analysis, comparison))
     assert table("x", analysis, comparison).startswith("x: 16 of 16 targets met")
+    for side in "rl":
+        comparison["vgrf"][side].update(impact_bw=2.3, loading_peak_bw=1.1, loading_peak_percent=14.0)
+    assert (
+        "- vertical GRF first peak split (right / left): heel-strike impact (0-6 % of the cycle) "
+        "2.30 / 2.30 BW, weight-acceptance peak (6-35 %) 1.10 / 1.10 BW at 14 / 14 %"
+        in table("x", analysis, comparison)
+    )
     # below the table, the causes `musclewalk analyze` shows
     causes = {
         "joint_limit_torques": {

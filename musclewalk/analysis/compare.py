@@ -56,10 +56,19 @@ def gait_profile_score(gvs: dict) -> float | None:
     return float(np.sqrt(np.mean(np.square(values)))) if values else None
 
 
+IMPACT_END = 6.0  # % of the cycle: a heel-strike transient comes and goes within it
+
+
 def vgrf_features(curve) -> dict:
     """First peak (0-35 %), valley (between the peaks) and second peak (35-62 %) of a vertical GRF
-    curve in body weights over the cycle."""
+    curve in body weights over the cycle; and the first peak split in two: the largest force in
+    the first 6 % (``impact_bw``: a heel-strike transient, where a normative curve is still
+    rising) and the weight-acceptance peak after it (``loading_peak_bw``, 6-35 %), so that a hard
+    landing and a high loading peak are told apart."""
     curve = np.asarray(curve, float)
+    impact = PERCENT <= IMPACT_END
+    loading = (PERCENT > IMPACT_END) & (PERCENT <= 35.0)
+    il = int(np.argmax(np.where(loading, curve, -np.inf)))
     first = PERCENT <= 35.0
     second = (PERCENT > 35.0) & (PERCENT <= 62.0)
     i1 = int(np.argmax(np.where(first, curve, -np.inf)))
@@ -73,6 +82,9 @@ def vgrf_features(curve) -> dict:
         "valley_percent": float(PERCENT[iv]),
         "peak2_bw": float(curve[i2]),
         "peak2_percent": float(PERCENT[i2]),
+        "impact_bw": float(curve[impact].max()),
+        "loading_peak_bw": float(curve[il]),
+        "loading_peak_percent": float(PERCENT[il]),
     }
 
 
@@ -423,10 +435,15 @@ def summary_markdown(result: dict) -> str:
                 f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} | "
                 f"{m['on_off_agreement_percent']:.0f} |"
             )
-    lines += ["", "| vertical GRF (BW) | peak 1 | valley | peak 2 |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "| vertical GRF (BW) | peak 1 | of it: 0-6 % (impact) | 6-35 % (loading) | valley | peak 2 |",
+        "|---|---|---|---|---|---|",
+    ]
     for side, v in result["vgrf"].items():
         lines.append(
-            f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | "
+            f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | {v['impact_bw']:.2f} | "
+            f"{v['loading_peak_bw']:.2f} at {v['loading_peak_percent']:.0f} % | "
             f"{v['valley_bw']:.2f} at {v['valley_percent']:.0f} % | "
             f"{v['peak2_bw']:.2f} at {v['peak2_percent']:.0f} % |"
         )

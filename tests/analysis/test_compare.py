@@ -200,3 +200,15 @@ def test_a_measured_trial_as_a_second_reference(tmp_path):
     assert name.startswith("subject01_walk_IK") and other["gps_deg"] < 3.0
     assert result["gps_deg"] > 5.0  # the normative reference, scored in full
     assert "Against subject01_walk_IK" in (out / "summary.md").read_text()
+
+
+def test_the_first_grf_peak_is_split_into_impact_and_weight_acceptance():
+    """A hard landing (a spike in the first 6 % of the cycle) and a weight-acceptance peak are
+    told apart; the first peak itself stays the larger of the two."""
+    loading = 1.1 * np.exp(-(((PERCENT - 14) / 8) ** 2)) + 1.15 * np.exp(-(((PERCENT - 48) / 8) ** 2))
+    spiked = loading + np.where(PERCENT == 2.0, 2.0, 0.0)
+    smooth, hard = compare.vgrf_features(loading), compare.vgrf_features(spiked)
+    assert hard["peak1_bw"] == pytest.approx(spiked[1]) and hard["peak1_percent"] == 2.0
+    assert hard["impact_bw"] == pytest.approx(spiked[1]) and smooth["impact_bw"] < 0.6
+    for v in (smooth, hard):
+        assert v["loading_peak_bw"] == pytest.approx(1.1, abs=0.01) and v["loading_peak_percent"] == 14.0
