@@ -226,3 +226,21 @@ def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
         assert float(row[5]) > 0  # HumanLegs' objective (the paper's) has a metabolic effort term
     bad = run_script("lower_one_at_a_time.py", run, "--pattern", "nothing.*", "--duration", 0.2)
     assert bad.returncode == 2 and "no controller value matches 'nothing.*'" in bad.stderr
+
+
+def test_touchdown_reports_each_sphere_at_the_strikes_after_2_s():
+    """analysis/touchdown.py: per side a row per contact sphere of that foot, with the number of
+    strikes after 2 s, the sphere that lands first, velocities and the raw vGRF peak."""
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    r = run_script("touchdown.py", run, "--duration", 3.2)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = [
+        line.split(" | ")
+        for line in r.stdout.splitlines()
+        if line.startswith("| r |") or line.startswith("| l |")
+    ]
+    assert {"heel_r", "toe_r", "heel_l", "toe_l"} <= {row[3] for row in rows}
+    for row in rows:
+        assert int(row[1]) >= 1
+        forward, peak = float(row[4].split()[0]), float(row[6].split()[0])
+        assert 0.0 < forward < 5.0 and peak > 0.5

@@ -61,12 +61,10 @@ IMPACT_END = 6.0  # % of the cycle: a heel-strike transient comes and goes withi
 
 def vgrf_features(curve) -> dict:
     """First peak (0-35 %), valley (between the peaks) and second peak (35-62 %) of a vertical GRF
-    curve in body weights over the cycle; and the first peak split in two: the largest force in
-    the first 6 % (``impact_bw``: a heel-strike transient, where a normative curve is still
-    rising) and the weight-acceptance peak after it (``loading_peak_bw``, 6-35 %), so that a hard
-    landing and a high loading peak are told apart."""
+    curve in body weights over the cycle, and the weight-acceptance peak (``loading_peak_bw``,
+    6-35 %): the first peak without a heel-strike transient (compare_trial adds that from the raw
+    signal: ``impact_bw``), so that a hard landing and a high loading peak are told apart."""
     curve = np.asarray(curve, float)
-    impact = PERCENT <= IMPACT_END
     loading = (PERCENT > IMPACT_END) & (PERCENT <= 35.0)
     il = int(np.argmax(np.where(loading, curve, -np.inf)))
     first = PERCENT <= 35.0
@@ -82,7 +80,6 @@ def vgrf_features(curve) -> dict:
         "valley_percent": float(PERCENT[iv]),
         "peak2_bw": float(curve[i2]),
         "peak2_percent": float(PERCENT[i2]),
-        "impact_bw": float(curve[impact].max()),
         "loading_peak_bw": float(curve[il]),
         "loading_peak_percent": float(PERCENT[il]),
     }
@@ -211,6 +208,8 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
             "mean": rows.mean(axis=0).tolist(),
             "sd": rows.std(axis=0).tolist(),
             **vgrf_features(rows.mean(axis=0)),
+            # mean over cycles of the raw signal's largest force in the first 6 % of each
+            "impact_bw": float(np.nanmean(gait.impact_peaks(trial, cycles, side, IMPACT_END))),
         }
     out["gps_deg"] = gait_profile_score(all_gvs)
     # Movement Analysis Profile: the GVS of each variable over the sides compared

@@ -411,6 +411,20 @@ def normalized_vgrf(trial: Trial, cycles: list[Cycle], side: str) -> np.ndarray:
     return np.array(rows).reshape(-1, len(PERCENT)) / (trial.body_mass * GRAVITY)
 
 
+def impact_peaks(trial: Trial, cycles: list[Cycle], side: str, end_percent: float) -> np.ndarray:
+    """(cycles,) the largest vertical GRF of the raw signal (body weights) from each of the side's
+    foot strikes to ``end_percent`` of its cycle: a heel-strike transient lasts a few samples, which
+    the cycle's 2 % points (normalized_vgrf) miss or catch by chance."""
+    weight = trial.body_mass * GRAVITY
+    out = []
+    for c in cycles:
+        if c.side != side:
+            continue
+        inside = (trial.grf_time >= c.start) & (trial.grf_time <= c.start + end_percent / 100.0 * c.duration)
+        out.append(trial.vgrf[side][inside].max() / weight if inside.any() else np.nan)
+    return np.array(out, float)
+
+
 def normalized_activation(
     trial: Trial, cycles: list[Cycle], muscle: str, side: str, points: int = 101
 ) -> np.ndarray:

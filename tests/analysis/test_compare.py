@@ -203,12 +203,36 @@ def test_a_measured_trial_as_a_second_reference(tmp_path):
 
 
 def test_the_first_grf_peak_is_split_into_impact_and_weight_acceptance():
-    """A hard landing (a spike in the first 6 % of the cycle) and a weight-acceptance peak are
-    told apart; the first peak itself stays the larger of the two."""
-    loading = 1.1 * np.exp(-(((PERCENT - 14) / 8) ** 2)) + 1.15 * np.exp(-(((PERCENT - 48) / 8) ** 2))
-    spiked = loading + np.where(PERCENT == 2.0, 2.0, 0.0)
-    smooth, hard = compare.vgrf_features(loading), compare.vgrf_features(spiked)
-    assert hard["peak1_bw"] == pytest.approx(spiked[1]) and hard["peak1_percent"] == 2.0
-    assert hard["impact_bw"] == pytest.approx(spiked[1]) and smooth["impact_bw"] < 0.6
-    for v in (smooth, hard):
-        assert v["loading_peak_bw"] == pytest.approx(1.1, abs=0.01) and v["loading_peak_percent"] == 14.0
+    """A hard landing (a 10 ms spike after foot strike, which the cycle's 2 % points miss) and the
+    weight-acceptance peak are told apart: the impact from the raw signal, the loading peak from
+    the mean curve."""
+    mass, g = 70.0, 9.80665
+    t = np.arange(0, 4.0, 0.005)
+    phase = (t - 0.2) % 1.0
+    stance = np.where(phase < 0.6, 1.1 * np.clip(np.sin(np.pi * phase / 0.6), 0, 1) ** 0.5, 0.0)
+    stance[t < 0.2] = 0.0
+    spike = np.where((t > 0.2) & (phase > 0.0274) & (phase < 0.0326), 4.0, 0.0)  # one sample at 3 %
+    right = (stance + spike) * mass * g
+    left = np.roll(stance, 100) * mass * g
+    n = len(t)
+    trial = gait.Trial(
+        "synthetic",
+        t,
+        {(s, v): np.zeros(n) for s in "rl" for v in CURVES},
+        t,
+        {"r": right, "l": left},
+        {"r": np.zeros((n, 3)), "l": np.zeros((n, 3))},
+        np.column_stack([1.2 * t, np.ones(n), np.zeros(n)]),
+        mass,
+    )
+    cycles = gait.gait_cycles(trial)
+    raw = gait.impact_peaks(trial, cycles, "r", compare.IMPACT_END)
+    assert len(raw) == 3 and raw == pytest.approx(
+        4.0 + stance[(phase > 0.0149) & (phase < 0.0251)].max(), abs=0.2
+    )
+    assert np.all(gait.impact_peaks(trial, cycles, "l", compare.IMPACT_END) < 0.7)
+    curve = gait.normalized_vgrf(trial, cycles, "r").mean(axis=0)
+    assert curve[PERCENT <= 6].max() < 1.0  # the 2 % points miss the spike
+    features = compare.vgrf_features(curve)
+    assert features["loading_peak_bw"] == pytest.approx(1.1, abs=0.02)
+    assert features["loading_peak_percent"] > 6

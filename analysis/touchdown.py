@@ -1,0 +1,141 @@
+"""How each foot lands: at every foot strike after 2 s of a run re-simulated from its folder
+(10 s by default), the velocity of each foot contact sphere's centre (forward along the walking
+direction and down, m/s) and the largest raw vertical GRF in the 40 ms after the strike (body
+weights); mean and range per side, and the sphere that lands first (the lowest at the strike).
+
+    python3.11 analysis/touchdown.py RUN_DIR [RUN_DIR ...] [--duration S] [--work DIR]
+
+A person's heel meets the ground at about 0.1-0.3 m/s down and under about 1 m/s forward, after
+the hamstrings have slowed the swinging leg (Winter 1992, "Foot trajectory in human gait"); the
+heel-strike transient in walking stays well under a body weight above the loading curve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from committed_comparison import musclewalk  # noqa: E402
+
+from musclewalk.analysis import gait  # noqa: E402
+
+AFTER = 2.0  # s: strikes before are the start's
+IMPACT_WINDOW = 0.04  # s after a strike
+
+
+def landings(sim_dir: Path, model_path: Path) -> dict:
+    """side -> list of {t, peak_bw, first, velocity: sphere -> (forward, down)}."""
+    import opensim as osim
+
+    trial = gait.from_simulation(sim_dir)
+    model = osim.Model(str(model_path))
+    state = model.initSystem()
+    table = osim.TimeSeriesTable(str(sim_dir / "states.sto"))
+    labels = list(table.getColumnLabels())
+    time = np.array(table.getIndependentColumn())
+    data = table.getMatrix().to_numpy()
+    coords = {c.getAbsolutePathString(): c for c in model.getCoordinateSet()}
+    columns = []
+    for i, label in enumerate(labels):
+        path, kind = label.rsplit("/", 1)
+        if path in coords and kind in ("value", "speed"):
+            columns.append((i, coords[path], kind))
+    spheres = {}
+    geometry = model.getContactGeometrySet()
+    for i in range(geometry.getSize()):
+        sphere = osim.ContactSphere.safeDownCast(geometry.get(i))
+        if sphere is not None:
+            spheres[sphere.getName()] = sphere
+    forward = trial.root_position[-1] - trial.root_position[0]
+    forward[1] = 0.0
+    forward /= np.linalg.norm(forward)
+    weight = trial.body_mass * gait.GRAVITY
+    out = {}
+    for side in ("r", "l"):
+        strikes, _ = gait.foot_events(trial.grf_time, trial.vgrf[side], trial.body_mass)
+        rows = []
+        for t_strike in strikes[strikes > AFTER]:
+            k = min(int(np.searchsorted(time, t_strike)), len(time) - 1)
+            for i, coordinate, kind in columns:
+                if kind == "value":
+                    coordinate.setValue(state, float(data[k, i]), False)
+                else:
+                    coordinate.setSpeedValue(state, float(data[k, i]))
+            model.realizeVelocity(state)
+            velocity, height = {}, {}
+            for name, sphere in spheres.items():
+                if not name.endswith(f"_{side}"):
+                    continue
+                frame, location = sphere.getFrame(), sphere.get_location()
+                v = frame.findStationVelocityInGround(state, location).to_numpy()
+                p = frame.findStationLocationInGround(state, location).to_numpy()
+                velocity[name] = (float(v @ forward), float(-v[1]))
+                height[name] = float(p[1] - sphere.getRadius())
+            window = (trial.grf_time >= t_strike) & (trial.grf_time <= t_strike + IMPACT_WINDOW)
+            rows.append(
+                {
+                    "t": float(t_strike),
+                    "peak_bw": float(trial.vgrf[side][window].max() / weight),
+                    "first": min(height, key=height.get),
+                    "velocity": velocity,
+                }
+            )
+        out[side] = rows
+    return out
+
+
+def summary(name: str, found: dict) -> str:
+    lines = [
+        f"{name}: foot strikes after {AFTER:g} s; sphere centre velocity at the strike, m/s "
+        "(mean, min-max), and the largest raw vertical GRF in the 40 ms after it",
+        "",
+        "| side | strikes | lands first | sphere | forward | down | vGRF peak, BW |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for side, rows in found.items():
+        if not rows:
+            continue
+        firsts = [r["first"] for r in rows]
+        first = max(set(firsts), key=firsts.count)
+        peaks = np.array([r["peak_bw"] for r in rows])
+        for sphere in sorted(rows[0]["velocity"]):
+            fwd = np.array([r["velocity"][sphere][0] for r in rows])
+            down = np.array([r["velocity"][sphere][1] for r in rows])
+            lines.append(
+                f"| {side} | {len(rows)} | {first} ({firsts.count(first)} of {len(rows)}) | {sphere} | "
+                f"{fwd.mean():.2f} ({fwd.min():.2f}-{fwd.max():.2f}) | "
+                f"{down.mean():.2f} ({down.min():.2f}-{down.max():.2f}) | "
+                f"{peaks.mean():.2f} ({peaks.min():.2f}-{peaks.max():.2f}) |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", type=Path, nargs="+", help="run folders (best.json + optimized.osim)")
+    ap.add_argument("--duration", type=float, default=10.0, help="simulated time, s (default 10)")
+    ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="musclewalk-touchdown-") as scratch:
+        work = args.work or Path(scratch)
+        work.mkdir(parents=True, exist_ok=True)
+        for run in args.runs:
+            best = json.loads((run / "best.json").read_text())
+            sim = work / f"{run.name}-sim"
+            model = run / "optimized.osim"
+            musclewalk(
+                "simulate", model, "--params", run / "best.json", "--speed", best["speed"],
+                "--duration", args.duration, "--out", sim,
+            )  # fmt: skip
+            print(summary(str(run), landings(sim, model)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
