@@ -217,7 +217,7 @@ class Controller:
             "trunk": (p["gain.trunk.kq"] * torque_unit, p["gain.trunk.kw"] * rate_torque_unit),
             "swing": (p["gain.swing.kq"] * torque_unit, 0.0),
             "prep": (p["gain.prep.kq"] * torque_unit, p["gain.prep.kw"] * rate_torque_unit),
-            "knee": (p["gain.knee.kq"] * torque_unit, 0.0),
+            "knee": (p["gain.knee.kq"] * torque_unit, p.get("gain.knee.kw", 0.0) * rate_torque_unit),
             "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
         }
         if self._has_head:

@@ -36,6 +36,9 @@ gain.head.kq / .kw          0.3 / 0.03      [0, 2] / [0, 1]     head orientation
 gain.swing.kq               0.5             [0, 5]              swing upper leg, no ω term (eq 26)
 gain.prep.kq / .kw          0.5 / 0.1       [0, 5] / [0, 2]     prep upper leg (eq 27)
 gain.knee.kq                0.05            [0, 2]              prep lower leg (eq 28)
+gain.knee.kw                0 (off)         [0, 2]              beyond the paper: prep lower-leg angular-
+                                                                velocity gain (eq 28 has none: the shank
+                                                                swings on undamped into the strike)
 gain.ankle.kq               0.1             [0, 2]              swing/prep foot (eq 29)
 fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
                             1.2 ankle,
@@ -87,6 +90,7 @@ KNEE_OVEREXTENSION = "knee_overextension"
 STANCE_TIBIALIS = "stance_tibialis"
 ANGULAR_VELOCITY_FILTER = "angular_velocity_filter"
 SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
+KNEE_DAMPING = "knee_damping"
 
 
 class ParameterError(ValueError):
@@ -271,6 +275,21 @@ def controller_parameter_specs(control_model) -> list:
         2.0,
         fb,
         "stance-preparation lower-leg orientation gain, M g L per rad (eq 28)",
+    )
+    # beyond the paper: eq 28 guides the lower leg by its orientation alone, so the shank swings
+    # into the strike undamped (every walker's foot still moves forward at 1.2-2.5 m/s when it
+    # lands: README, "Toward a human-like gait"); 0 is the paper's
+    specs.append(
+        ParamSpec(
+            "gain.knee.kw",
+            0.0,
+            0.0,
+            2.0,
+            fb,
+            "stance-preparation lower-leg angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 28 + "
+            "an eq 15 kw term)",
+            KNEE_DAMPING,
+        )
     )
     add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
     uniques = cm.unique_names()

@@ -226,3 +226,39 @@ def test_angular_velocity_filter_low_passes_the_kw_terms():
     filtered = _trunk_damping_feedback(tau) - _trunk_damping_feedback(tau, omega=0.0)
     # first-order low-pass: one control interval after the jump, 1 - exp(-dt / tau) of it
     np.testing.assert_allclose(filtered, raw * -np.expm1(-dt / tau), atol=1e-12)
+
+
+def _prep_knee_feedback(kw: float, omega: float) -> np.ndarray:
+    """Feedback of a left leg in stance preparation whose lower leg turns at ``omega`` rad/s about
+    Z (the right leg in stance); every other feature gain 0, the lower leg's kq term off."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller
+
+    creature = build_creature()
+    cm = creature.model
+    params = zero_constants(cm)
+    for name in ("gain.trunk.kq", "gain.trunk.kw", "gain.prep.kq", "gain.prep.kw", "gain.ankle.kq"):
+        params[name] = 0.0
+    params.update({"gain.knee.kq": 0.0, "gain.knee.kw": kw})
+    controller = Controller(cm, params)
+    controller.reset(("stance", "stance_preparation"))
+    sensors = base_sensors(creature)
+    sensors.body_omega[cm.lower_body[1]] = (0.0, 0.0, omega)
+    controller.step(sensors)
+    return controller.feedback.copy()
+
+
+def test_the_prep_lower_leg_damping_is_off_by_default_and_acts_on_the_knee_muscles():
+    """gain.knee.kw (beyond the paper): a kw term of eq 15 on the stance-preparation lower leg.
+    At 0 (the default, eq 28) the lower leg's angular velocity excites nothing; above 0 it excites
+    the prep leg's knee muscles in proportion, and only them."""
+    creature = build_creature()
+    assert np.all(_prep_knee_feedback(0.0, 2.0) == _prep_knee_feedback(0.0, 0.0))
+    change = _prep_knee_feedback(0.5, 2.0) - _prep_knee_feedback(0.5, 0.0)
+    knee_left = {i for i, m in enumerate(creature.model.muscles) if m.side == "l" and "knee" in m.roles}
+    moved = set(np.flatnonzero(np.abs(change) > 1e-12))
+    assert moved and moved <= knee_left
+    np.testing.assert_allclose(
+        _prep_knee_feedback(1.0, 2.0) - _prep_knee_feedback(1.0, 0.0), 2.0 * change, atol=1e-12
+    )

@@ -23,6 +23,7 @@ def test_parameter_list_structure(creature):
     extensions = [s for s in all_specs if s.extension]
     assert [s.name for s in extensions] == [
         "swing_foot.follow_shank",
+        "gain.knee.kw",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",
@@ -37,6 +38,7 @@ def test_parameter_list_structure(creature):
         "stance_tibialis.stretch_gain",
         "stance_tibialis.soleus_inhibition",
         "angular_velocity_filter.time_constant",
+        "gain.knee.kw",
     ):
         assert defaults[gain] == 0.0
     specs = [s for s in all_specs if not s.extension]

@@ -27,8 +27,8 @@ OTHERS_AFTER = [*STANCE_TIBIALIS, "angular_velocity_filter.time_constant"]
 def test_off_by_default_and_optimized_when_freed():
     paper = ParameterSpace.of_creature("HumanLegs")
     freed = ParameterSpace.of_creature("HumanLegs", FREE)
-    assert list(paper.off) == ["swing_foot.follow_shank", *NAMES, *OTHERS_AFTER]
-    assert list(freed.off) == ["swing_foot.follow_shank", *OTHERS_AFTER]  # the others stay off
+    assert list(paper.off) == ["swing_foot.follow_shank", "gain.knee.kw", *NAMES, *OTHERS_AFTER]
+    assert list(freed.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]  # the others stay off
     assert len(freed) == len(paper) + 2
     assert paper.values(np.zeros(len(paper)))["knee_overextension.gain"] == 0.0
     assert [e.name for e in freed.optimized if e.extension] == NAMES
@@ -38,7 +38,7 @@ def test_off_by_default_and_optimized_when_freed():
     assert freed.values(x)["knee_overextension.gain"] == pytest.approx(2.5)  # half way up [0, 5]
     # narrowing also turns it on (the whole feature)
     narrowed = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.gain": {"lower": 0.5}})
-    assert list(narrowed.off) == ["swing_foot.follow_shank", *OTHERS_AFTER]
+    assert list(narrowed.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]
     assert narrowed.values(np.zeros(len(narrowed)))["knee_overextension.gain"] == 0.5
 
 
@@ -68,7 +68,7 @@ def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings
 
 def test_naming_one_parameter_turns_the_whole_feature_on():
     space = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.theta_off": {"lower": 0.2}})
-    assert list(space.off) == ["swing_foot.follow_shank", *OTHERS_AFTER]
+    assert list(space.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]
     assert [e.name for e in space.optimized if e.extension] == NAMES  # the gain within its own bounds
 
 

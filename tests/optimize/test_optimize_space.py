@@ -43,6 +43,7 @@ def test_space_layout(space_meta):
     assert sum(counts.values()) == len(space) == len(set(space.names)) - len(space.off)
     assert set(space.off) == {
         "swing_foot.follow_shank",
+        "gain.knee.kw",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",
