@@ -6,7 +6,8 @@ responds to one parameter moved alone (the README's probes, e.g. "moved alone it
     python3.11 analysis/human_targets.py OUT          # re-simulate, analyze and compare the copy
 
 NAME is a parameter of best.json: a controller or initial-state name (``prep.theta0``,
-``swing_foot.follow_shank``) in its own units, or a model parameter by its kind
+``swing_foot.follow_shank``; also a feature beyond the paper the run kept off, e.g. ``gain.knee.kw``)
+in its own units, or a model parameter by its kind
 (``properties.hamstrings.tendon_slack_length``, ``routing.vasti.P1.x``, ``passive.…``) in the
 normalized units best.json stores (0..1 of its range; ``musclewalk optimize`` prints the space).
 The copy's optimized.osim and metadata are rewritten from the run's own model copy (model/; for a
@@ -33,6 +34,16 @@ from musclewalk.model.vectors import ModelVectors, parse_osim
 MODEL_KINDS = ("routing", "properties", "passive")
 
 
+def _feature_parameters(run: Path) -> set[str]:
+    """The names of the run model's controller parameters of features beyond the paper."""
+    from musclewalk.constants import CONTROL_INTERVAL
+    from musclewalk.control.params import controller_parameter_specs
+    from musclewalk.sim.bridge import control_model_from_meta
+
+    cm = control_model_from_meta(load_meta(run / "optimized.osim"), CONTROL_INTERVAL)
+    return {s.name for s in controller_parameter_specs(cm) if s.extension}
+
+
 def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
@@ -43,6 +54,10 @@ def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
         else:
             section = next((params[s] for s in ("controller", "initial_state") if name in params[s]), None)
             key = name
+            if section is None and name in _feature_parameters(run):
+                # a controller feature beyond the paper the run kept off: turned on in the copy
+                section = params["controller"]
+                section[name] = None
         if section is None or key not in section:
             raise SystemExit(f"{run / 'best.json'}: parameters: no {name!r} to change")
         section[key] = value

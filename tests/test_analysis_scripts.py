@@ -146,11 +146,12 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
 
     run = REPO / "models/optimized/HumanLegs-walk-1.3"
     out = tmp_path / "varied"
-    changes = ["properties.hamstrings.tendon_slack_length=0.5", "prep.theta0=0.25"]
+    # gain.knee.kw: a feature beyond the paper the run kept off (not in its best.json), turned on
+    changes = ["properties.hamstrings.tendon_slack_length=0.5", "prep.theta0=0.25", "gain.knee.kw=0.1"]
     r = run_script("vary_parameters.py", run, out, *changes)
     assert r.returncode == 0, r.stderr[-2000:]
     best = json.loads((out / "best.json").read_text())["parameters"]
-    assert best["controller"]["prep.theta0"] == 0.25
+    assert best["controller"]["prep.theta0"] == 0.25 and best["controller"]["gain.knee.kw"] == 0.1
     assert best["model"]["properties"]["hamstrings.tendon_slack_length"] == 0.5
 
     def slack(osim):

@@ -28,7 +28,8 @@ def test_off_by_default_and_optimized_when_freed():
     paper = ParameterSpace.of_creature("HumanLegs")
     freed = ParameterSpace.of_creature("HumanLegs", FREE)
     assert list(paper.off) == ["swing_foot.follow_shank", "gain.knee.kw", *NAMES, *OTHERS_AFTER]
-    assert list(freed.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]  # the others stay off
+    # the others stay off
+    assert list(freed.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]
     assert len(freed) == len(paper) + 2
     assert paper.values(np.zeros(len(paper)))["knee_overextension.gain"] == 0.0
     assert [e.name for e in freed.optimized if e.extension] == NAMES
