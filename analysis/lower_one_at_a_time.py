@@ -64,8 +64,8 @@ def probe(run: Path, names: list[str], factor: float, duration: float) -> tuple[
     scenario = Scenario(speed=best["speed"], duration=duration)
 
     def walk(changed: dict) -> dict:
-        run = scored_run(sim, scenario, changed, objective)
-        result, averages = run.result, run.averages
+        scored = scored_run(sim, scenario, changed, objective)
+        result, averages = scored.result, scored.averages
         summary = result.summary(scenario)
         return {
             "walks": not result.terminated,

@@ -1,7 +1,8 @@
 """How each foot lands: at every foot strike after 2 s of a run re-simulated from its folder
-(10 s by default), the velocity of each foot contact sphere's centre (forward along the walking
-direction and down, m/s) and the largest raw vertical GRF in the 40 ms after the strike (body
-weights); mean and range per side, and the sphere that lands first (the lowest at the strike).
+(10 s by default), the velocity of each foot contact sphere's centre in the last sample before
+the strike (forward along the centre of mass' horizontal velocity, and down; m/s) and the largest
+raw vertical GRF in the 40 ms after the strike (body weights); mean and range per side, and the
+sphere that lands first (the lowest in that sample).
 
     python3.11 analysis/touchdown.py RUN_DIR [RUN_DIR ...] [--duration S] [--work DIR]
 
@@ -52,22 +53,25 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
         sphere = osim.ContactSphere.safeDownCast(geometry.get(i))
         if sphere is not None:
             spheres[sphere.getName()] = sphere
-    forward = trial.root_position[-1] - trial.root_position[0]
-    forward[1] = 0.0
-    forward /= np.linalg.norm(forward)
+    if model.getConstraintSet().getSize():
+        raise SystemExit(f"{model_path}: a model with constraints (this script sets coordinates freely)")
     weight = trial.body_mass * gait.GRAVITY
     out = {}
     for side in ("r", "l"):
         strikes, _ = gait.foot_events(trial.grf_time, trial.vgrf[side], trial.body_mass)
         rows = []
         for t_strike in strikes[strikes > AFTER]:
-            k = min(int(np.searchsorted(time, t_strike)), len(time) - 1)
+            # the last sample in the air: at the strike sample the foot already carries load
+            k = max(min(int(np.searchsorted(time, t_strike)), len(time)) - 1, 0)
             for i, coordinate, kind in columns:
                 if kind == "value":
                     coordinate.setValue(state, float(data[k, i]), False)
                 else:
                     coordinate.setSpeedValue(state, float(data[k, i]))
             model.realizeVelocity(state)
+            forward = model.calcMassCenterVelocity(state).to_numpy()
+            forward[1] = 0.0
+            forward /= max(np.linalg.norm(forward), 1e-9)  # the walking direction at the strike
             velocity, height = {}, {}
             for name, sphere in spheres.items():
                 if not name.endswith(f"_{side}"):

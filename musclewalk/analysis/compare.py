@@ -59,11 +59,17 @@ def gait_profile_score(gvs: dict) -> float | None:
 IMPACT_END = 6.0  # % of the cycle: a heel-strike transient comes and goes within it
 
 
+def _nan_mean(values) -> float | None:
+    values = np.asarray(values, float)
+    return float(np.nanmean(values)) if np.isfinite(values).any() else None
+
+
 def vgrf_features(curve) -> dict:
     """First peak (0-35 %), valley (between the peaks) and second peak (35-62 %) of a vertical GRF
     curve in body weights over the cycle, and the weight-acceptance peak (``loading_peak_bw``,
     6-35 %): the first peak without a heel-strike transient (compare_trial adds that from the raw
-    signal: ``impact_bw``), so that a hard landing and a high loading peak are told apart."""
+    signal: ``impact_bw``), so that a hard landing and a high loading peak are told apart. The
+    loading peak is the window's largest value: at 8 % it may be the tail of the impact."""
     curve = np.asarray(curve, float)
     loading = (PERCENT > IMPACT_END) & (PERCENT <= 35.0)
     il = int(np.argmax(np.where(loading, curve, -np.inf)))
@@ -209,7 +215,7 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
             "sd": rows.std(axis=0).tolist(),
             **vgrf_features(rows.mean(axis=0)),
             # mean over cycles of the raw signal's largest force in the first 6 % of each
-            "impact_bw": float(np.nanmean(gait.impact_peaks(trial, cycles, side, IMPACT_END))),
+            "impact_bw": _nan_mean(gait.impact_peaks(trial, cycles, side, IMPACT_END)),
         }
     out["gps_deg"] = gait_profile_score(all_gvs)
     # Movement Analysis Profile: the GVS of each variable over the sides compared
@@ -441,7 +447,7 @@ def summary_markdown(result: dict) -> str:
     ]
     for side, v in result["vgrf"].items():
         lines.append(
-            f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | {v['impact_bw']:.2f} | "
+            f"| {side} | {v['peak1_bw']:.2f} at {v['peak1_percent']:.0f} % | {fmt(v['impact_bw'])} | "
             f"{v['loading_peak_bw']:.2f} at {v['loading_peak_percent']:.0f} % | "
             f"{v['valley_bw']:.2f} at {v['valley_percent']:.0f} % | "
             f"{v['peak2_bw']:.2f} at {v['peak2_percent']:.0f} % |"

@@ -277,7 +277,7 @@ def controller_parameter_specs(control_model) -> list:
         "stance-preparation lower-leg orientation gain, M g L per rad (eq 28)",
     )
     # beyond the paper: eq 28 guides the lower leg by its orientation alone, so the shank swings
-    # into the strike undamped (every walker's foot still moves forward at 1.2-2.5 m/s when it
+    # into the strike undamped (every walker's foot still moves forward at 1.2-2.7 m/s when it
     # lands: README, "Toward a human-like gait"); 0 is the paper's
     specs.append(
         ParamSpec(

@@ -72,6 +72,17 @@ class OptimizationError(ValueError):
     pass
 
 
+class ChangedSettingError(OptimizationError):
+    """A resume asked for a result-deciding setting other than the one the run started with."""
+
+    def __init__(self, checkpoint: Path, name: str, started, given):
+        self.checkpoint, self.name, self.started, self.given = checkpoint, name, started, given
+        super().__init__(
+            f"{checkpoint}: {name}: the run was started with {started!r}, not {given!r}; resume "
+            "without it or start a new run"
+        )
+
+
 @dataclass
 class Settings:
     model: str
@@ -458,10 +469,7 @@ class Optimization:
                     and name != "model"
                     and _setting(value) != _setting(getattr(saved, name))
                 ):
-                    raise OptimizationError(
-                        f"{ckpt}: {name}: the run was started with {getattr(saved, name)!r}, "
-                        f"not {value!r}; resume without it or start a new run"
-                    )
+                    raise ChangedSettingError(ckpt, name, getattr(saved, name), value)
             saved.generations = max(saved.generations, settings.generations)
             for name in ("workers", "evaluator", "scheduler", "wall_backstop"):
                 if name in requested:

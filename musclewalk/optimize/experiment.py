@@ -246,6 +246,7 @@ class Experiment:
     def _check_stop_terms(stages: tuple, objective: str, err) -> None:
         """Each stage's stop_when_met names terms of the objective that have a threshold, and the
         stage does not also stop when walking."""
+        loaded = None
         for i, stage in enumerate(stages):
             if not stage.stop_when_met:
                 continue
@@ -253,8 +254,13 @@ class Experiment:
                 raise err(
                     f"stages[{i}].stop_when_met", "a stage stops either when walking or when terms are met"
                 )
+            if loaded is None:
+                try:
+                    loaded = Objective.load(objective)
+                except ObjectiveError as exc:
+                    raise err("objective", str(exc)) from None
             try:
-                Objective.load(objective).check_stop_terms(stage.stop_when_met)
+                loaded.check_stop_terms(stage.stop_when_met)
             except ObjectiveError as exc:
                 raise err(f"stages[{i}].stop_when_met", str(exc)) from None
 
@@ -403,8 +409,8 @@ class Experiment:
                 )
             if kind == "walking":
                 ok = valid_stop_when_walking(value)
-            elif kind == "terms":
-                ok = isinstance(value, list) and value and all(isinstance(n, str) and n for n in value)
+            elif kind == "terms":  # [] clears a stop rule the defaults set
+                ok = isinstance(value, list) and all(isinstance(n, str) and n for n in value)
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             else:

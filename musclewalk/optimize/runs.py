@@ -19,6 +19,7 @@ from ..model.meta import load_meta
 from .driver import (
     CHECKPOINT,
     MODEL_DIR,
+    ChangedSettingError,
     Optimization,
     OptimizationError,
     Settings,
@@ -275,18 +276,22 @@ def run_experiment(
         stage_out = exp.stage_dir(out, i)
         report(f"{exp.name}: stage {i + 1}/{len(exp.stages)} '{stage.name}' -> {stage_out}")
         if (stage_out / CHECKPOINT).exists():
-            # the stage's search space in the file must still be the run's
-            opt = resume_run(
-                exp.creature,
-                stage_out,
-                generations=stage.generations,
-                requested={
-                    **options,
-                    **stage_result_settings(exp, i),
-                    "parameters": _stage_space_to_resume(exp, i, stage_out),
-                },
-                progress=progress,
-            )
+            # the stage's search space and result settings in the file must still be the run's
+            own = stage_result_settings(exp, i)
+            try:
+                opt = resume_run(
+                    exp.creature,
+                    stage_out,
+                    generations=stage.generations,
+                    requested={**options, **own, "parameters": _stage_space_to_resume(exp, i, stage_out)},
+                    progress=progress,
+                )
+            except ChangedSettingError as exc:
+                raise OptimizationError(
+                    f"{exp.path}: stages[{i}].{exc.name}: the stage's checkpoint ({exc.checkpoint}) was "
+                    f"started with {exc.started!r}, the file now says {exc.given!r}; restore it in the "
+                    "file or start the experiment in a new folder"
+                ) from None
         else:
             settings = stage_settings(
                 exp,

@@ -81,7 +81,8 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
         ({"stages": [{"name": "a", "speed": 1.0}, {"name": "b", "speed": 1.1}]}, "stages[1].speed"),
         ({"stages": [{"name": "a", "stop_when_walking": "maybe"}]}, "stages[0].stop_when_walking"),
         ({"stages": [{"name": "a", "stop_when_met": "speed"}]}, "stages[0].stop_when_met"),
-        ({"stages": [{"name": "a", "stop_when_met": []}]}, "stages[0].stop_when_met"),
+        ({"stages": [{"name": "a", "stop_when_met": [3]}]}, "stages[0].stop_when_met"),
+        ({"objective": "nothing", "stages": [{"name": "a", "stop_when_met": ["speed"]}]}, "objective"),
         ({"stages": [{"name": "a", "stop_when_met": ["sped"]}]}, "stages[0].stop_when_met: sped: not a term"),
         ({"stages": [{"name": "a", "stop_when_met": ["effort"]}]}, "stages[0].stop_when_met: effort: has no"),
         (
@@ -265,6 +266,14 @@ def test_a_target_speed_stage_may_stop_when_its_speed_term_is_met(tmp_path):
     )
     exp = Experiment.load(path)
     assert [stage_settings(exp, i).stop_when_met for i in range(2)] == [("speed", "slide"), ()]
+    # set in the defaults, the last stage (which runs on) clears it
+    path = tiny(
+        tmp_path,
+        defaults={"duration": 0.3, "generations": 1, "stop_when_met": ["speed"]},
+        stages=[{"name": "first", "speed": 1.1}, {"name": "final", "stop_when_met": []}],
+    )
+    exp = Experiment.load(path)
+    assert [stage.stop_when_met for stage in exp.stages] == [("speed",), ()]
 
 
 def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):

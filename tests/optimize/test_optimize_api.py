@@ -177,32 +177,45 @@ def test_an_experiment_runs_its_stages_and_resumes(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "change, name",
+    "stage, change, name",
     [
-        ({"seed": 9}, "seed"),
-        ({"sigma": 0.3}, "sigma"),
-        ({"stop_when_walking": False}, "stop_when_walking"),
-        ({"stop_when_walking": False, "stop_when_met": ["speed"]}, "stop_when_walking"),
-        ({}, "speed"),
+        (1, {"seed": 9}, "seed"),
+        (1, {"sigma": 0.3}, "sigma"),
+        (1, {"stop_when_walking": False}, "stop_when_walking"),
+        (1, {"stop_when_walking": False, "stop_when_met": ["speed"]}, "stop_when_walking"),
+        (0, {"stop_when_met": []}, "stop_when_met"),
+        (1, {}, "speed"),
     ],
 )
-def test_a_stage_whose_result_settings_changed_in_the_file_is_not_resumed(tmp_path, change, name):
+def test_a_stage_whose_result_settings_changed_in_the_file_is_not_resumed(tmp_path, stage, change, name):
     """A stage resumes with the settings it started with: the file saying otherwise is refused
-    (naming the checkpoint and the setting), not silently ignored; a larger generation limit is
-    not such a change."""
+    (naming the file, the stage's key and its checkpoint), not silently ignored; a larger
+    generation limit is not such a change. The first stage here stops when its speed term is met
+    (it is not: it runs its generation limit)."""
     path = experiment(tmp_path)
+    data = yaml.safe_load(path.read_text())
+    data["stages"][0]["stop_when_met"] = ["speed"]
+    path.write_text(yaml.safe_dump(data))
     out = tmp_path / "out"
     run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lambda _: None)
-    data = yaml.safe_load(path.read_text())
-    data["stages"][0]["generations"] = 2
-    data["stages"][1].update(change)
+    first = out / "stages" / "soft_hips"
+    assert load_checkpoint(first / CHECKPOINT)[0].stop_when_met == ("speed",)
+    # unchanged: both stages resume and return at once
+    mtime = (first / CHECKPOINT).stat().st_mtime_ns
+    run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lambda _: None)
+    assert (first / CHECKPOINT).stat().st_mtime_ns == mtime
+    if stage == 1:
+        data["stages"][0]["generations"] = 2
+    data["stages"][stage].update(change)
     if name == "speed":  # the last stage runs at the file's speed, the first keeps its own
         data["stages"][0]["speed"], data["speed"] = data["speed"], 1.2
     path.write_text(yaml.safe_dump(data))
-    with pytest.raises(OptimizationError, match=rf"{out / CHECKPOINT}: {name}: the run was started with"):
+    checkpoint = (first if stage == 0 else out) / CHECKPOINT
+    message = rf"{path}: stages\[{stage}\].{name}: the stage's checkpoint \({checkpoint}\) was started with"
+    with pytest.raises(OptimizationError, match=message):
         run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lambda _: None)
-    saved, _ = load_checkpoint(out / "stages" / "soft_hips" / CHECKPOINT)
-    assert saved.generations == 2  # the first stage, unchanged but for its limit, ran on
+    if stage == 1:  # the first stage, unchanged but for its limit, ran on
+        assert load_checkpoint(first / CHECKPOINT)[0].generations == 2
 
 
 def test_a_later_stage_checkpointed_with_the_files_start_values_resumes(tmp_path):

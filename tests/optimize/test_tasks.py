@@ -610,7 +610,7 @@ def test_a_stage_stops_once_its_best_walks_with_the_named_terms_met(small_settin
 
     terms = driver.Objective.load("geijtenbeek2013").term_names
     generations = [
-        [(False, 0.01), (True, 0.3), (True, 0.5), (False, 0.2)],  # the best falls
+        [(False, 0.01), (False, 0.3), (False, 0.5), (False, 0.2)],  # the best falls, at speed
         [(True, 0.15), (True, 0.4), (True, 0.4), (True, 0.4)],  # walks, too slow
         [(True, 0.05), (True, 0.4), (True, 0.4), (True, 0.4)],  # walks at speed
         [(True, 0.0)] * 4,
