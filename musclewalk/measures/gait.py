@@ -129,6 +129,24 @@ class SpeedError(Measure):
         return abs(1.0 - self.v_base / self.context.target_speed)
 
 
+class SpeedErrorFromStart(SpeedError):
+    """eq. 34 as speed_error, with the start counted as the first contact initiation: the run
+    starts on its stance foot (§6), so the average foot position at t = 0 is p_0 and v_base is
+    known from the first touch-down on, where speed_error waits for the second. A reading of
+    "updated at each contact initiation" for optimizations from the template defaults, whose
+    candidates fall before their second step: with speed_error every one of them scores 1 until it
+    falls (and the other terms, 0 after a fall, favour falling sooner); with this one a candidate
+    that steps forward before it falls scores better. For a walker the two differ in the first
+    step only."""
+
+    name = "speed_error_from_start"
+
+    def value(self, sample):
+        if not self.initiations and self.steps.in_contact is None:
+            self.initiations.append((sample.t, float(sample.sensors.foot_pos.mean(axis=0) @ sample.forward)))
+        return super().value(sample)
+
+
 class HeadOrientationError(Measure):
     """Rotation angle between the head's orientation and its target: the base-pose orientation
     turned to the target heading (eq. 35)."""
@@ -285,6 +303,7 @@ MEASURES: dict[str, type[Measure]] = {
     m.name: m
     for m in (
         SpeedError,
+        SpeedErrorFromStart,
         HeadOrientationError,
         HeadVelocityError,
         FootSlide,

@@ -182,6 +182,26 @@ def test_v_base_is_updated_at_contact_initiations():
     assert rec.measures["speed"].v_base == pytest.approx(1.5) and len(rec.measures["speed"].initiations) == 2
 
 
+def test_speed_error_from_start_counts_the_start_as_the_first_initiation():
+    """speed_error_from_start: p_0 is the average foot position at t = 0, so v_base is known from
+    the first touch-down (k = 3) on; afterwards it is speed_error's."""
+    from musclewalk.measures.gait import SpeedErrorFromStart, StepSample
+
+    rec = recorder()
+    measure = SpeedErrorFromStart(rec.context)
+    values = []
+    for k in range(N):
+        sensors, raw = step(k)
+        sample = StepSample.at(sensors, raw, EXCITATION, rec.scenario.heading_at, None, None)
+        values.append(measure.value(sample))
+    assert measure.initiations[0] == (0.0, pytest.approx(0.02))
+    assert values[:3] == [1.0] * 3
+    # the left foot lands at k = 3: 0.10 - 0.02 m in 0.015 s
+    assert values[3] == pytest.approx(abs(1 - (0.08 / 0.015) / TARGET))
+    # from the second touch-down on (k = 7) as speed_error: 0.03 m in 0.02 s
+    assert values[7:] == [pytest.approx(abs(1 - 1.5 / TARGET))] * 3
+
+
 def test_objective_of_a_full_run_by_hand():
     rec = recorder()
     feed(rec, range(N + 1))  # the runner calls its observers at t = 0, dt, ..., t_max
