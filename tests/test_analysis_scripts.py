@@ -245,3 +245,19 @@ def test_touchdown_reports_each_sphere_at_the_strikes_after_2_s():
         assert int(row[1]) >= 1
         forward, peak = float(row[4].split()[0]), float(row[6].split()[0])
         assert 0.0 < forward < 5.0 and peak > 0.5
+
+
+def test_ablations_tabulates_each_run_recorded_and_re_simulated(tmp_path):
+    """analysis/ablations.py: one row per run folder with its recorded objective and terms, and
+    its best re-simulated 10 s and compared; a folder without best.json is one error."""
+    out = tmp_path / "ablations.md"
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    r = run_script("ablations.py", run, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = out.read_text().splitlines()
+    assert lines[0].startswith("| run | objective (terms) |") and len(lines) == 3
+    cells = lines[2].split(" | ")
+    assert cells[0] == "| HumanLegs-walk-1.3" and "speed 0.00" in cells[1]
+    assert cells[4].startswith("walks, 1.2") and float(cells[7].rstrip("°")) > 0
+    bad = run_script("ablations.py", tmp_path)
+    assert bad.returncode == 2 and "no best.json" in bad.stderr
