@@ -15,16 +15,15 @@ ablation (its effort is the summed muscle force), so compare their terms, not th
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from committed_comparison import musclewalk  # noqa: E402
+from committed_comparison import resimulate_or_fall  # noqa: E402
+from run_folders import emit, require_run_folder, runs_parser  # noqa: E402
 
 HEADER = (
     "| run | objective (terms) | best at generation / run | wall time, h | re-simulated 10 s | "
@@ -42,29 +41,6 @@ def run_log(run: Path) -> dict:
         "generations": int(generations[-1]) if generations else None,
         "wall_h": float(wall[-1]) / 3600.0 if wall else None,
     }
-
-
-def resimulate(run: Path, work: Path) -> tuple[dict, dict | None]:
-    """(analysis, comparison or None when `musclewalk compare` finds no gait cycle after 2 s)."""
-    best = json.loads((run / "best.json").read_text())
-    sim, summary, cmp_dir = (
-        work / f"{run.name}-sim",
-        work / f"{run.name}-analysis.json",
-        work / f"{run.name}-cmp",
-    )
-    musclewalk(
-        "simulate", run / "optimized.osim", "--params", run / "best.json", "--speed", best["speed"],
-        "--duration", 10, "--out", sim,
-    )  # fmt: skip
-    musclewalk("analyze", sim, "-o", summary)
-    analysis = json.loads(summary.read_text())
-    try:
-        musclewalk("compare", sim, "-o", cmp_dir)
-    except subprocess.CalledProcessError:
-        if not analysis["terminated"]:
-            raise
-        return analysis, None
-    return analysis, json.loads((cmp_dir / "comparison.json").read_text())
 
 
 def row(run: Path, analysis: dict, comparison: dict | None) -> str:
@@ -97,25 +73,16 @@ def row(run: Path, analysis: dict, comparison: dict | None) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", type=Path, nargs="+", help="run folders, the baseline first")
-    ap.add_argument("--out", type=Path, help="also write the table to this Markdown file")
-    ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
+    ap = runs_parser(__doc__.splitlines()[0], "run folders, the baseline first")
     args = ap.parse_args(argv)
-    missing = [str(r) for r in args.runs if not (r / "best.json").is_file()]
-    if missing:
-        ap.error(f"{missing[0]}: no best.json (a run folder is needed)")
-    lines = [HEADER]
+    for run in args.runs:
+        require_run_folder(ap, run)
+    rows = [HEADER]
     with tempfile.TemporaryDirectory(prefix="musclewalk-ablations-") as scratch:
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
-        for run in args.runs:
-            lines.append(row(run, *resimulate(run, work)))
-            print(lines[-1], flush=True)
-    if args.out:
-        tmp = args.out.with_suffix(".tmp")
-        tmp.write_text("\n".join(lines) + "\n")
-        tmp.replace(args.out)
+        rows += [row(run, *resimulate_or_fall(run, work)) for run in args.runs]
+    emit("\n".join(rows) + "\n", args.out)
     return 0
 
 

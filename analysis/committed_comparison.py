@@ -57,6 +57,22 @@ def resimulate(run: Path, work: Path) -> tuple[dict, dict, Path]:
     return json.loads(summary.read_text()), json.loads((cmp_dir / "comparison.json").read_text()), cmp_dir
 
 
+def resimulate_or_fall(run: Path, work: Path) -> tuple[dict, dict | None]:
+    """resimulate, for a run that may fall: (analysis, None) when it falls before `musclewalk
+    compare` finds a gait cycle after 2 s (compare refuses it)."""
+    try:
+        analysis, comparison, _ = resimulate(run, work)
+    except subprocess.CalledProcessError as exc:
+        analysis_json = work / f"{run.name}-analysis.json"
+        if "compare" not in exc.cmd or not analysis_json.is_file():
+            raise
+        analysis = json.loads(analysis_json.read_text())
+        if not analysis["terminated"]:
+            raise
+        return analysis, None
+    return analysis, comparison
+
+
 def row(name, analysis, comparison) -> str:
     v = comparison["variables"]
     st, ref = comparison["spatiotemporal"], comparison["spatiotemporal_reference"]

@@ -17,9 +17,6 @@ below 0 deg.
 
 from __future__ import annotations
 
-import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -28,7 +25,8 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from committed_comparison import resimulate  # noqa: E402
+from committed_comparison import resimulate_or_fall  # noqa: E402
+from run_folders import runs_parser  # noqa: E402
 
 SIDES = ("r", "l")
 
@@ -313,26 +311,14 @@ def no_cycle_table(name: str, analysis: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", type=Path, nargs="+", help="run folders (best.json + optimized.osim)")
-    ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
-    ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
-    args = ap.parse_args(argv)
+    args = runs_parser(__doc__.splitlines()[0]).parse_args(argv)
     tables = []
     with tempfile.TemporaryDirectory(prefix="musclewalk-targets-") as scratch:
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         for run in args.runs:
-            try:
-                analysis, comparison, _ = resimulate(run, work)
-            except subprocess.CalledProcessError as exc:
-                # compare refuses a run without a gait cycle after 2 s: one that falls early
-                analysis_json = work / f"{run.name}-analysis.json"
-                if "compare" not in exc.cmd or not analysis_json.is_file():
-                    raise
-                analysis = json.loads(analysis_json.read_text())
-                if not analysis["terminated"]:
-                    raise
+            analysis, comparison = resimulate_or_fall(run, work)
+            if comparison is None:
                 tables.append(no_cycle_table(str(run), analysis))
             else:
                 tables.append(table(str(run), analysis, comparison))

@@ -7,6 +7,16 @@ import argparse
 from pathlib import Path
 
 
+def runs_parser(description: str, runs_help: str = "run folders (best.json + optimized.osim)"):
+    """The command line of a script over run folders that it re-simulates: RUN [RUN ...],
+    --out FILE.md (the tables also written there), --work DIR (the simulations kept there)."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("runs", type=Path, nargs="+", help=runs_help)
+    ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
+    ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
+    return ap
+
+
 def require_run_folder(ap: argparse.ArgumentParser, run: Path) -> None:
     """A usage error (exit 2) unless ``run`` holds best.json and optimized.osim."""
     for name in ("best.json", "optimized.osim"):
@@ -15,7 +25,10 @@ def require_run_folder(ap: argparse.ArgumentParser, run: Path) -> None:
 
 
 def emit(text: str, out: Path | None) -> None:
-    """Print ``text``; also write it to ``out`` when given."""
+    """Print ``text``; also write it to ``out`` when given (whole or not at all: a temporary file
+    renamed)."""
     print(text)
     if out:
-        out.write_text(text)
+        tmp = out.with_name(out.name + ".tmp")
+        tmp.write_text(text)
+        tmp.replace(out)

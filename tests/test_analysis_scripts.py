@@ -260,4 +260,4 @@ def test_ablations_tabulates_each_run_recorded_and_re_simulated(tmp_path):
     assert cells[0] == "| HumanLegs-walk-1.3" and "speed 0.00" in cells[1]
     assert cells[4].startswith("walks, 1.2") and float(cells[7].rstrip("°")) > 0
     bad = run_script("ablations.py", tmp_path)
-    assert bad.returncode == 2 and "no best.json" in bad.stderr
+    assert bad.returncode == 2 and "best.json: not found" in bad.stderr
