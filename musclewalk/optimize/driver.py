@@ -268,11 +268,6 @@ def _from_fields(cls, values: Mapping):
     return obj
 
 
-def _setting(value):
-    """A setting in the form it compares in (a list read back from a file is a tuple's equal)."""
-    return tuple(value) if isinstance(value, list) else value
-
-
 def load_checkpoint(path: Path) -> tuple[Settings, State]:
     try:
         data = pickle.loads(path.read_bytes())
@@ -464,11 +459,7 @@ class Optimization:
                         f"{json.dumps(saved.parameters)}, not {json.dumps(value, default=str)}; restore the "
                         "experiment file's parameters or start a new run"
                     )
-                if (
-                    name in RESULT_SETTINGS
-                    and name != "model"
-                    and _setting(value) != _setting(getattr(saved, name))
-                ):
+                if name in RESULT_SETTINGS and name != "model" and value != getattr(saved, name):
                     raise ChangedSettingError(ckpt, name, getattr(saved, name), value)
             saved.generations = max(saved.generations, settings.generations)
             for name in ("workers", "evaluator", "scheduler", "wall_backstop"):
