@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import musclewalk  # noqa: E402
 
 from musclewalk.analysis import gait  # noqa: E402
+from musclewalk.sim.outputs import read_storage  # noqa: E402
 
 AFTER = 2.0  # s: strikes before are the start's
 IMPACT_WINDOW = 0.04  # s after a strike
@@ -37,16 +38,9 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
     trial = gait.from_simulation(sim_dir)
     model = osim.Model(str(model_path))
     state = model.initSystem()
-    table = osim.TimeSeriesTable(str(sim_dir / "states.sto"))
-    labels = list(table.getColumnLabels())
-    time = np.array(table.getIndependentColumn())
-    data = table.getMatrix().to_numpy()
-    coords = {c.getAbsolutePathString(): c for c in model.getCoordinateSet()}
-    columns = []
-    for i, label in enumerate(labels):
-        path, kind = label.rsplit("/", 1)
-        if path in coords and kind in ("value", "speed"):
-            columns.append((i, coords[path], kind))
+    states = read_storage(sim_dir / "states.sto")
+    time = states["time"].to_numpy(float)
+    poses = gait.coordinate_rows(model, states, False, sim_dir / "states.sto", speeds=True)
     spheres = {}
     geometry = model.getContactGeometrySet()
     for i in range(geometry.getSize()):
@@ -63,11 +57,7 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
         for t_strike in strikes[strikes > AFTER]:
             # the last sample in the air: at the strike sample the foot already carries load
             k = max(min(int(np.searchsorted(time, t_strike)), len(time)) - 1, 0)
-            for i, coordinate, kind in columns:
-                if kind == "value":
-                    coordinate.setValue(state, float(data[k, i]), False)
-                else:
-                    coordinate.setSpeedValue(state, float(data[k, i]))
+            poses.pose(state, k)
             model.realizeVelocity(state)
             forward = model.calcMassCenterVelocity(state).to_numpy()
             forward[1] = 0.0

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..opensim_env import import_opensim
 from ..sim.outputs import read_storage
+from .gait import coordinate_rows
 from .render import side_from_name
 
 
@@ -28,8 +29,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
     model = osim.Model(str(summary["model"]))
     state = model.initSystem()
     kin = read_storage(sim_dir / "kinematics.mot")
-    coords = model.getCoordinateSet()
-    names = [c for c in kin.columns if c != "time" and coords.contains(c)]
+    rows = coordinate_rows(model, kin, bool(kin.attrs["degrees"]), sim_dir / "kinematics.mot")
     ground = model.getGround()
     edges = []  # (frame A, station A, frame B, station B, side)
     for i in range(model.getJointSet().getSize()):
@@ -49,8 +49,6 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         station = sphere.getFrame().findStationLocationInAnotherFrame(state, sphere.get_location(), frame)
         side = side_from_name(frame.getName()) or ""
         edges.append((frame, osim.Vec3(0, 0, 0), frame, station, side))
-    scale = np.pi / 180.0 if kin.attrs["degrees"] else 1.0
-    rotational = osim.Coordinate.Rotational
     start, end = window if window is not None else (0.0, kin["time"].iloc[-1])
     picks = np.unique(
         np.searchsorted(
@@ -65,10 +63,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
         )
     times, segments, com = [], [], []
     for row in picks:
-        for name in names:
-            c = coords.get(name)
-            value = kin[name].iloc[row]
-            c.setValue(state, value * scale if c.getMotionType() == rotational else value, False)
+        rows.pose(state, row)
         model.realizePosition(state)
         seg = []
         for a, pa, b, pb, _ in edges:

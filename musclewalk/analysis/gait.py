@@ -93,13 +93,10 @@ def leg_segments(model) -> dict:
     return {"root": root, **legs}
 
 
-def _rotations(model, segments, coordinate_rows, names):
+def _rotations(model, segments, rows: CoordinateRows):
     """Body orientations (n, 3, 3) per segment name, their default-pose orientations, and the
-    root body's positions, for each row of coordinate values (rad / m, in the order of
-    ``names``)."""
+    root body's positions, for each row of coordinate values."""
     state = model.initSystem()
-    coords = model.getCoordinateSet()
-    handles = [coords.get(n) for n in names]
     bodies = [model.getBodySet().get(b) for b in segments]
 
     def orientations():
@@ -110,11 +107,10 @@ def _rotations(model, segments, coordinate_rows, names):
         return rotations_from_xyz(xyz)
 
     default = dict(zip(segments, orientations()))
-    out = np.empty((len(coordinate_rows), len(bodies), 3, 3))
-    root = np.empty((len(coordinate_rows), 3))
-    for k, row in enumerate(coordinate_rows):
-        for c, v in zip(handles, row):
-            c.setValue(state, float(v), False)
+    out = np.empty((len(rows.values), len(bodies), 3, 3))
+    root = np.empty((len(rows.values), 3))
+    for k in range(len(rows.values)):
+        rows.pose(state, k)
         out[k] = orientations()
         root[k] = bodies[0].getPositionInGround(state).to_numpy()
     return {b: out[:, i] for i, b in enumerate(segments)}, default, root
@@ -180,24 +176,52 @@ def _storage(path, what):
         raise GaitError(f"{path}: not an OpenSim storage file ({exc})") from None
 
 
-def _kinematics(model, table, in_degrees, source):
-    """Coordinates of a kinematics table in model units, in the order of the model's
-    coordinate set (missing coordinates stay at their defaults)."""
+@dataclass
+class CoordinateRows:
+    """A coordinate table read against a model: its rows in model units (rad, m) in the order of
+    the model's coordinate set (coordinates the table lacks are left out, so they keep their
+    values in a state), and the speeds when asked for."""
+
+    coordinates: list  # OpenSim Coordinate handles
+    values: np.ndarray  # (n, k)
+    speeds: np.ndarray | None = None  # (n, k), rad/s and m/s
+
+    def pose(self, state, row: int) -> None:
+        """Put ``state`` in row ``row``'s pose (and motion, when the speeds were read); the
+        caller realizes the stage it needs."""
+        for c, v in zip(self.coordinates, self.values[row]):
+            c.setValue(state, float(v), False)
+        if self.speeds is not None:
+            for c, v in zip(self.coordinates, self.speeds[row]):
+                c.setSpeedValue(state, float(v))
+
+
+def coordinate_rows(model, table, in_degrees: bool, source, speeds: bool = False) -> CoordinateRows:
+    """The coordinates of a table (columns named by the coordinate, as kinematics and IK files
+    are, or ``<path>/value`` and ``<path>/speed``, as a states file is) for ``model``;
+    ``in_degrees``: its rotational values are in degrees."""
     coords = model.getCoordinateSet()
-    names, columns = [], []
+    handles, columns, speed_columns = [], [], []
     for i in range(coords.getSize()):
         c = coords.get(i)
-        for label in (c.getName(), c.getAbsolutePathString() + "/value"):
+        path = c.getAbsolutePathString()
+        for label in (c.getName(), path + "/value"):
             if label in table.columns:
                 values = table[label].to_numpy(float)
                 if in_degrees and c.getMotionType() == 1:
                     values = np.radians(values)
-                names.append(c.getName())
+                handles.append(c)
                 columns.append(values)
+                if speeds:
+                    if path + "/speed" not in table.columns:
+                        raise GaitError(f"{source}: no column {path}/speed")
+                    speed_columns.append(table[path + "/speed"].to_numpy(float))
                 break
-    if not names:
+    if not handles:
         raise GaitError(f"{source}: no column names a coordinate of the model")
-    return names, np.column_stack(columns)
+    return CoordinateRows(
+        handles, np.column_stack(columns), np.column_stack(speed_columns) if speeds else None
+    )
 
 
 def from_simulation(run_dir) -> Trial:
@@ -215,7 +239,7 @@ def from_simulation(run_dir) -> Trial:
         raise GaitError(f"{summary_path}: model: missing or unreadable ({exc})") from None
     model = _model(model_path)
     states = _storage(run_dir / "states.sto", "states file")
-    names, rows = _kinematics(model, states, False, run_dir / "states.sto")
+    rows = coordinate_rows(model, states, False, run_dir / "states.sto")
     grf = _storage(run_dir / "grf.mot", "GRF file")
     from ..model.meta import load_meta
 
@@ -224,7 +248,6 @@ def from_simulation(run_dir) -> Trial:
         run_dir.name,
         model,
         leg_segments(model),
-        names,
         rows,
         states["time"].to_numpy(float),
         grf,
@@ -253,7 +276,7 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
 
     model = _model(model_path)
     ik = _storage(ik_path, "IK file")
-    names, rows = _kinematics(model, ik, bool(ik.attrs.get("degrees")), ik_path)
+    rows = coordinate_rows(model, ik, bool(ik.attrs.get("degrees")), ik_path)
     grf = _storage(grf_path, "GRF file")
     loads_path = Path(loads_path)
     if not loads_path.is_file():
@@ -280,7 +303,6 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
         Path(ik_path).stem,
         model,
         seg,
-        names,
         rows,
         ik["time"].to_numpy(float),
         grf,
@@ -296,9 +318,9 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
     )
 
 
-def _trial(name, model, seg, names, rows, time, grf, prefixes, mass, source) -> Trial:
+def _trial(name, model, seg, rows, time, grf, prefixes, mass, source) -> Trial:
     bodies = [seg["root"], *seg["r"], *seg["l"]]
-    R, R0, root = _rotations(model, bodies, rows, names)
+    R, R0, root = _rotations(model, bodies, rows)
     vgrf, cop = {}, {}
     for side, prefix in prefixes.items():
         try:

@@ -236,3 +236,25 @@ def test_the_first_grf_peak_is_split_into_impact_and_weight_acceptance():
     features = compare.vgrf_features(curve)
     assert features["loading_peak_bw"] == pytest.approx(1.1, abs=0.02)
     assert features["loading_peak_percent"] > 6
+
+
+@needs_subject
+def test_coordinate_rows_read_names_or_state_paths_in_model_units_and_pose_a_state():
+    import pandas as pd
+
+    model = gait._model(SUBJECT / "subject01.osim")
+    knee = model.getCoordinateSet().get("knee_angle_r")
+    path = knee.getAbsolutePathString()
+    ik = pd.DataFrame({"time": [0.0, 0.1], "knee_angle_r": [-30.0, -60.0]})
+    rows = gait.coordinate_rows(model, ik, True, "ik.mot")
+    assert [c.getName() for c in rows.coordinates] == ["knee_angle_r"] and rows.speeds is None
+    np.testing.assert_allclose(rows.values[:, 0], np.radians([-30.0, -60.0]))
+    states = pd.DataFrame({"time": [0.0], f"{path}/value": [-0.5], f"{path}/speed": [2.0]})
+    rows = gait.coordinate_rows(model, states, False, "states.sto", speeds=True)
+    state = model.initSystem()
+    rows.pose(state, 0)
+    assert knee.getValue(state) == pytest.approx(-0.5) and knee.getSpeedValue(state) == pytest.approx(2.0)
+    with pytest.raises(gait.GaitError, match=f"states.sto: no column {path}/speed"):
+        gait.coordinate_rows(model, states.drop(columns=f"{path}/speed"), False, "states.sto", speeds=True)
+    with pytest.raises(gait.GaitError, match="ik.mot: no column names a coordinate"):
+        gait.coordinate_rows(model, pd.DataFrame({"time": [0.0], "x": [1.0]}), True, "ik.mot")
