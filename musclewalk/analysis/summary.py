@@ -160,7 +160,10 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     ``constant`` (eq 30-31 with the lift-off terms of eq 24-25), ``force_feedback`` (eq 23, the
     muscle's own force through its neural delay) and ``remainder``, the rest: the target-feature
     and balance feedback (eq 16-22, 26-29) and any controller feature beyond the paper, less what
-    the clipping to [0, 1] took off. Recomputed with the controller's own rules from the leg
+    the clipping to [0, 1] took off. When the run recorded feedback_sources.npz, also
+    ``feedback_by_source`` (the delivered feedback by FEEDBACK_SOURCES: trunk, upper_leg, ...;
+    sources that never act left out) and ``clipping`` (what the clipping to [0, 1] added, < 0
+    where it cut). Recomputed with the controller's own rules from the leg
     states (controller.csv), the muscle forces and the parameter file summary.json names, which
     must still hold the values simulated (a path as given to `musclewalk simulate`). None for a
     model with ideal muscles, or when controller.csv or the parameter file is gone or unreadable."""
@@ -193,6 +196,7 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
         if d < n:
             force_feedback[d:, i] = force_feedback_now[: n - d, i]
     remainder = excitation - constant - force_feedback
+    by_source = _delayed_feedback_sources(sim_dir, names, n, control_model.delay_steps)
     stance = np.array([[r <= 1, l <= 1] for r, l in pairs])  # LegState STANCE, LIFT_OFF
     side = {"r": 0, "l": 1}
     out = {}
@@ -202,17 +206,48 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
             phases = {"stance": in_stance, "swing": ~in_stance}
         else:
             phases = {"run": np.ones(len(pairs), bool)}
-        out[name] = {
-            phase: {
+        out[name] = {}
+        for phase, mask in phases.items():
+            if not mask.any():
+                continue
+            entry = {
                 "excitation": float(excitation[mask, i].mean()),
                 "constant": float(constant[mask, i].mean()),
                 "force_feedback": float(force_feedback[mask, i].mean()),
                 "remainder": float(remainder[mask, i].mean()),
             }
-            for phase, mask in phases.items()
-            if mask.any()
-        }
+            if by_source is not None:
+                sources, delayed = by_source
+                entry["feedback_by_source"] = {
+                    source: float(delayed[mask, k, i].mean())
+                    for k, source in enumerate(sources)
+                    if np.any(delayed[mask, k, i])
+                }
+                entry["clipping"] = float(
+                    (excitation[mask, i] - constant[mask, i] - delayed[mask, :, i].sum(axis=1)).mean()
+                )
+            out[name][phase] = entry
     return out
+
+
+def _delayed_feedback_sources(sim_dir: Path, names, n: int, delay_steps) -> tuple | None:
+    """(source names, (n, sources, muscles) feedback by source as delivered, each muscle's row
+    shifted by its neural delay) from the run's feedback_sources.npz; None when it is missing
+    (a folder written before it existed) or does not match the run's muscles and steps."""
+    path = sim_dir / "feedback_sources.npz"
+    try:
+        with np.load(path) as data:
+            sources, muscles = [str(x) for x in data["sources"]], [str(x) for x in data["muscles"]]
+            feedback = data["feedback"].astype(float)
+    except (FileNotFoundError, KeyError, ValueError, OSError):
+        return None
+    if muscles != list(names) or feedback.shape != (n, len(sources), len(names)):
+        return None
+    delayed = np.zeros_like(feedback)
+    for i, d in enumerate(delay_steps):
+        if d < n:
+            delayed[d:, :, i] = feedback[: n - d, :, i]
+    return sources, delayed
 
 
 def _excitation_variation(names, excitation, time) -> dict:

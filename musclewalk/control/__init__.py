@@ -4,7 +4,7 @@ Pure numpy, no simulator: the sim stage builds a `ControlModel` once per creatur
 snapshot every control step and calls `Controller.step`, which returns the muscle excitations.
 """
 
-from .controller import Controller
+from .controller import FEEDBACK_SOURCES, Controller
 from .delays import DelayLine, delay_steps_from_seconds
 from .fsm import STATE_NAMES, GaitStateMachine, LegState, next_leg_states
 from .jacobian import crossing_segment, feature_muscle_forces, moment_arm_vectors, subtree_bodies
@@ -24,6 +24,7 @@ from .sensors import Sensors
 
 __all__ = [
     "Controller",
+    "FEEDBACK_SOURCES",
     "ControlModel",
     "MuscleInfo",
     "JointInfo",

@@ -89,6 +89,20 @@ _N_GROUPS = 8
 
 _STANCE, _LIFT_OFF, _SWING, _PREP = (int(s) for s in LegState)
 
+# where the feedback excitation (before its neural delay) comes from: `Controller.feedback_by_source`
+FEEDBACK_SOURCES = (
+    "trunk",  # eq 21, through the stance hips
+    "upper_leg",  # eq 26-27, swing and stance-preparation hip targets
+    "lower_leg",  # eq 28 (+ gain.knee.kw), stance-preparation knee
+    "foot",  # eq 29, swing and stance-preparation foot
+    "head_orientation",  # eq 22, Q and omega of the head
+    "head_position",  # eq 14 / 22, P and v of the head
+    "force_feedback",  # eq 23, F+
+    "knee_overextension",  # beyond the paper
+    "stance_tibialis",  # beyond the paper
+)
+_SLOT_SOURCE = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4])
+
 
 def _evaluate(value, t: float) -> float:
     return float(value(t)) if callable(value) else float(value)
@@ -415,8 +429,44 @@ class Controller:
             "flexion": flexion,
             "abduction": abduction,
             "n_stance": tables.n_stance,
+            "states": states,
+            "tables": tables,
+            "torque": torque,
         }
         return excitation
+
+    def feedback_by_source(self) -> np.ndarray:
+        """The last step's feedback excitation (eq 23's sum, before its neural delay) split by where
+        it comes from, (len(FEEDBACK_SOURCES), n_muscles); the rows sum to ``self.feedback``.
+        Eq 17-18 are linear in the feature torques, so each feature's share is its own JT term.
+        For recorded runs (`musclewalk simulate`), not the control loop."""
+        last, s = self._last, self._last_sensors
+        n = self.model.n_muscles
+        out = np.zeros((len(FEEDBACK_SOURCES), n))
+        if not last:
+            return out
+        tables = last["tables"]
+        moment = last["torque"][tables.pair_slot]
+        pair_source = _SLOT_SOURCE[tables.pair_slot]
+        for source in range(5):
+            out[source] = feature_muscle_forces(
+                moment * (pair_source == source)[:, None],
+                s.pair_r,
+                tables.pair_weight,
+                self._pair_muscle,
+                n,
+            )
+        if self._has_head:
+            head = np.zeros_like(moment)
+            R_trunk = s.body_R[self.model.trunk_body]
+            self._add_head_force_moments(head, s, R_trunk, last["target_speed"], last["target_heading"])
+            out[5] = feature_muscle_forces(head, s.pair_r, tables.pair_weight, self._pair_muscle, n)
+        out[6] = tables.fplus * s.muscle_force
+        if self._knee_inhibition_gain > 0.0:
+            out[7] = self._knee_overextension_inhibition(s, last["states"])
+        if self._ta_stretch_gain > 0.0 or self._ta_soleus_inhibition > 0.0:
+            out[8] = self._stance_tibialis(s, last["states"])
+        return out
 
     def _update_leg_states(self, grf: np.ndarray, d_forward: tuple) -> tuple:
         """§4.1: foot contacts from the vertical GRF, then the FSM; returns (contact, states)."""

@@ -11,7 +11,11 @@ fiber_velocity (m/s, negative = shortening), fiber_force and active_fiber_force 
 muscles (F = u F_max, models/physics.yaml ``muscles``) activation is the excitation applied, force,
 fiber_force and active_fiber_force are u F_max, and the fibre length and velocity are empty (NaN).
 joint_limits.csv: the generalized force of each joint limit (CoordinateLimitForce, the model's
-ligaments; N m, 0 inside the limits) by its name in the model."""
+ligaments; N m, 0 inside the limits) by its name in the model.
+feedback_sources.npz: the feedback excitation of every control step before its neural delay,
+split by where it comes from (``feedback``, float32 (steps, sources, muscles), the rows of
+`Controller.feedback_by_source`), with ``time``, ``sources`` and ``muscles``; `musclewalk analyze`
+reads it for ``excitation_sources``."""
 
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 import pandas as pd
 from lxml import etree
 
+from ..control import FEEDBACK_SOURCES
 from ..model.metadata import ModelMeta
 
 FILES = (
@@ -34,6 +39,7 @@ FILES = (
     "muscles.csv",
     "joint_limits.csv",
     "controller.csv",
+    "feedback_sources.npz",
     "summary.json",
 )
 
@@ -171,6 +177,13 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
         folder / "joint_limits.csv", index=False, float_format="%.6g"
     )
     pd.DataFrame(rec.controller).to_csv(folder / "controller.csv", index=False, float_format="%.6g")
+    np.savez_compressed(
+        folder / "feedback_sources.npz",
+        time=time,
+        sources=np.array(FEEDBACK_SOURCES),
+        muscles=np.array(names),
+        feedback=np.array(rec.feedback_sources, dtype=np.float32),
+    )
     summary = {
         "model": str(sim.engine.path),
         "creature": meta.creature,

@@ -37,6 +37,7 @@ class Recording:
     com: list = field(default_factory=list)
     muscle_state: list = field(default_factory=list)  # (5, nm): MuscleState.as_array()
     limit_torque: list = field(default_factory=list)  # (n_limits,) N m, engine.limit_names order
+    feedback_sources: list = field(default_factory=list)  # (n_sources, nm): Controller.feedback_by_source
 
 
 class Recorder:
@@ -68,6 +69,7 @@ class Recorder:
         rec.com.append(raw.com_pos.copy())
         rec.muscle_state.append(engine.muscle_states().as_array())
         rec.limit_torque.append(engine.limit_torques())
+        rec.feedback_sources.append(self.controller.feedback_by_source())
 
 
 @dataclass

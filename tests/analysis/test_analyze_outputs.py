@@ -249,6 +249,32 @@ def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_mode
     assert sources["hip_flexor_medial_r"]["stance"]["force_feedback"] == 0.0  # no F+ gain
 
 
+def test_the_recorded_feedback_by_source_agrees_with_the_recomputed_split(built_models, tmp_path):
+    """With the paper's default controller (every feature on), feedback_sources.npz's rows,
+    delivered after each muscle's delay, agree with what analyze recomputes from muscles.csv: the
+    F+ row with ``force_feedback``, the other rows plus the clipping with ``remainder``; the
+    swing hip target acts on hip muscles only, F+ on the knee and ankle extensors only."""
+    run = tmp_path / "run"
+    model = built_models["HumanLegs"]
+    assert main(["simulate", str(model), "--speed", "1.3", "--duration", "0.6", "--out", str(run)]) == 0
+    assert (run / "feedback_sources.npz").is_file()
+    assert _analyze(run, "-o", tmp_path / "a.json") == 0
+    sources = json.loads((tmp_path / "a.json").read_text())["excitation_sources"]
+    seen = set()
+    for muscle, phases in sources.items():
+        for parts in phases.values():
+            by_source = parts["feedback_by_source"]
+            seen |= set(by_source)
+            assert by_source.get("force_feedback", 0.0) == pytest.approx(parts["force_feedback"], abs=1e-4)
+            others = sum(v for k, v in by_source.items() if k != "force_feedback")
+            assert others + parts["clipping"] == pytest.approx(parts["remainder"], abs=1e-4)
+            if "upper_leg" in by_source:
+                assert muscle.startswith(("hip_", "hamstrings", "rectus_femoris")), muscle
+            if "force_feedback" in by_source:
+                assert muscle.startswith(("vasti", "gastrocnemius", "soleus", "rectus_femoris")), muscle
+    assert {"trunk", "upper_leg", "foot", "force_feedback"} <= seen
+
+
 def test_leg_phases_time_each_fsm_state_and_measure_the_step_at_touch_down(tmp_path):
     """leg_phases: mean duration of complete state visits after the start-up, and d_S, step
     length and hip angle at each touch-down (contact False -> True), per leg."""

@@ -262,3 +262,48 @@ def test_the_prep_lower_leg_damping_is_off_by_default_and_acts_on_the_knee_muscl
     np.testing.assert_allclose(
         _prep_knee_feedback(1.0, 2.0) - _prep_knee_feedback(1.0, 0.0), 2.0 * change, atol=1e-12
     )
+
+
+def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
+    """`feedback_by_source` (for recorded runs): one row per FEEDBACK_SOURCES entry, the rows sum
+    to the step's feedback whatever the legs' states and which features are on; each row is its
+    own term (F+ alone on the stance extensors, the upper-leg target on the swing hip only)."""
+    from control_synth import base_sensors
+    from scipy.spatial.transform import Rotation
+
+    from musclewalk.control import FEEDBACK_SOURCES, Controller
+
+    creature = build_creature()
+    ix = creature.index
+    params = {
+        "knee_overextension.gain": 2.0,
+        "knee_overextension.theta_off": 0.3,
+        "stance_tibialis.stretch_gain": 1.0,
+        "stance_tibialis.theta_off": 0.1,
+        "stance_tibialis.soleus_inhibition": 0.5,
+        "gain.knee.kw": 0.2,
+    }
+    controller = Controller(creature.model, params)
+    assert not controller.feedback_by_source().any()  # before the first step
+    rng = np.random.default_rng(3)
+    seen = set()
+    for k, contact in enumerate([(True, False)] * 5 + [(True, True)] * 5 + [(False, True)] * 5):
+        sensors = base_sensors(creature, t=k * 0.001, contact=contact)
+        n = len(sensors.body_R)
+        sensors.body_R[:] = Rotation.from_rotvec(rng.normal(0.0, 0.2, (n, 3))).as_matrix()
+        sensors.body_omega[:] = rng.normal(0.0, 1.0, (n, 3))
+        sensors.body_vel[:] = rng.normal(0.0, 0.5, (n, 3))
+        sensors.muscle_force[:] = rng.uniform(0.0, 500.0, creature.model.n_muscles)
+        controller.step(sensors)
+        sources = controller.feedback_by_source()
+        assert sources.shape == (len(FEEDBACK_SOURCES), creature.model.n_muscles)
+        np.testing.assert_allclose(sources.sum(axis=0), controller.feedback, atol=1e-12)
+        seen.add(controller.leg_states)
+        row = dict(zip(FEEDBACK_SOURCES, sources))
+        if controller.leg_states[0] in ("stance", "lift_off"):
+            assert row["upper_leg"][ix("hip_flexor_r")] == 0.0
+            assert row["force_feedback"][ix("vasti_r")] != 0.0
+        assert not row["force_feedback"][ix("hip_flexor_r")]
+    assert len(seen) >= 2
+    for name in ("trunk", "upper_leg", "head_orientation", "head_position", "force_feedback"):
+        assert np.any(row[name] != 0.0), name
