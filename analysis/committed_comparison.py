@@ -31,30 +31,33 @@ def musclewalk(*args) -> None:
     )
 
 
-def resimulate(run: Path, work: Path) -> tuple[dict, dict, Path]:
-    """Re-simulate a run folder (best.json + optimized.osim) 10 s at its speed into ``work``, then
-    `musclewalk analyze` and `musclewalk compare` it: (analysis, comparison, comparison folder)."""
+def simulate_run(run: Path, work: Path, duration: float = 10) -> Path:
+    """Re-simulate a run folder (best.json + optimized.osim) ``duration`` s at its speed into
+    ``work``: the simulation folder."""
     best = json.loads((run / "best.json").read_text())
-    sim, cmp_dir, summary = (
-        work / f"{run.name}-sim",
-        work / f"{run.name}-compare",
-        work / f"{run.name}-analysis.json",
-    )
+    sim = work / f"{run.name}-sim"
     musclewalk(
-        "simulate",
-        run / "optimized.osim",
-        "--params",
-        run / "best.json",
-        "--speed",
-        best["speed"],
-        "--duration",
-        10,
-        "--out",
-        sim,
-    )
+        "simulate", run / "optimized.osim", "--params", run / "best.json", "--speed", best["speed"],
+        "--duration", duration, "--out", sim,
+    )  # fmt: skip
+    return sim
+
+
+def simulate_and_analyze(run: Path, work: Path, duration: float = 10) -> tuple[dict, Path]:
+    """`simulate_run`, then `musclewalk analyze`: (analysis, simulation folder)."""
+    sim = simulate_run(run, work, duration)
+    summary = work / f"{run.name}-analysis.json"
     musclewalk("analyze", sim, "-o", summary)
+    return json.loads(summary.read_text()), sim
+
+
+def resimulate(run: Path, work: Path) -> tuple[dict, dict, Path]:
+    """`simulate_and_analyze` 10 s, then `musclewalk compare`: (analysis, comparison, comparison
+    folder)."""
+    analysis, sim = simulate_and_analyze(run, work)
+    cmp_dir = work / f"{run.name}-compare"
     musclewalk("compare", sim, "-o", cmp_dir)
-    return json.loads(summary.read_text()), json.loads((cmp_dir / "comparison.json").read_text()), cmp_dir
+    return analysis, json.loads((cmp_dir / "comparison.json").read_text()), cmp_dir
 
 
 def resimulate_or_fall(run: Path, work: Path) -> tuple[dict, dict | None]:

@@ -25,10 +25,14 @@ def require_run_folder(ap: argparse.ArgumentParser, run: Path) -> None:
 
 
 def emit(text: str, out: Path | None) -> None:
-    """Print ``text``; also write it to ``out`` when given (whole or not at all: a temporary file
-    renamed)."""
+    """Print ``text``; also write it to ``out`` when given (`write_whole`)."""
     print(text)
     if out:
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(out)
+        write_whole(text, out)
+
+
+def write_whole(text: str, out: Path) -> None:
+    """Write ``text`` to ``out`` whole or not at all (a temporary file renamed)."""
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(out)

@@ -14,7 +14,6 @@ heel-strike transient in walking stays well under a body weight above the loadin
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from committed_comparison import musclewalk  # noqa: E402
+from committed_comparison import simulate_run  # noqa: E402
 
 from musclewalk.analysis import gait  # noqa: E402
 from musclewalk.sim.outputs import read_storage  # noqa: E402
@@ -120,14 +119,8 @@ def main(argv=None) -> int:
         work = args.work or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         for run in args.runs:
-            best = json.loads((run / "best.json").read_text())
-            sim = work / f"{run.name}-sim"
-            model = run / "optimized.osim"
-            musclewalk(
-                "simulate", model, "--params", run / "best.json", "--speed", best["speed"],
-                "--duration", args.duration, "--out", sim,
-            )  # fmt: skip
-            print(summary(str(run), landings(sim, model)), flush=True)
+            sim = simulate_run(run, work, args.duration)
+            print(summary(str(run), landings(sim, run / "optimized.osim")), flush=True)
     return 0
 
 

@@ -247,6 +247,34 @@ def test_touchdown_reports_each_sphere_at_the_strikes_after_2_s():
         assert 0.0 < forward < 5.0 and peak > 0.5
 
 
+def test_excitation_sources_tabulates_each_leg_muscle_by_phase_and_term(tmp_path):
+    """analysis/excitation_sources.py: one row per leg muscle (both sides averaged) with its
+    metabolic rate and, per phase, the mean excitation = constant + the terms shown + clipping
+    (every term shown here: --min 0); the stance hip muscles get the trunk term (eq 21), the
+    stance extensors F+ (eq 23); --out writes the same tables."""
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    out = tmp_path / "sources.md"
+    r = run_script("excitation_sources.py", run, "--duration", 1.0, "--min", 0, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {
+        line.split(" | ")[0][2:]: line.split(" | ") for line in r.stdout.splitlines() if line.startswith("| ")
+    }
+    assert {"vasti", "soleus", "hip_abductor_posterior"} <= set(rows)
+    for name, row in rows.items():
+        if name in ("muscle", "---|---|---|---|---|---|"):
+            continue
+        assert float(row[1]) > 0  # W
+        for u, parts in ((row[2], row[3]), (row[4], row[5].rstrip(" |"))):
+            constant, terms, clipping = parts.split("; ")
+            values = [float(constant), float(clipping)]
+            if terms != "—":
+                values += [float(t.split()[1]) for t in terms.split(", ")]
+            # each printed to 2 decimals
+            assert sum(values) == pytest.approx(float(u), abs=0.005 * (len(values) + 1)), (name, u, parts)
+    assert "trunk" in rows["hip_abductor_posterior"][3] and "force_feedback" in rows["soleus"][3]
+    assert out.read_text().strip() == r.stdout.strip()
+
+
 def test_ablations_tabulates_each_run_recorded_and_re_simulated(tmp_path):
     """analysis/ablations.py: one row per run folder with its recorded objective and terms, and
     its best re-simulated 10 s and compared; a folder without best.json is one error."""
