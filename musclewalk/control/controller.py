@@ -89,13 +89,20 @@ _N_GROUPS = 8
 
 _STANCE, _LIFT_OFF, _SWING, _PREP = (int(s) for s in LegState)
 
-# where the feedback excitation (before its neural delay) comes from: `Controller.feedback_by_source`
-FEEDBACK_SOURCES = (
+# where the feedback excitation (before its neural delay) comes from: `Controller.feedback_by_source`.
+# The orientation features (eq 15) by the plane of their torque in the trunk's frame: sagittal
+# (about its lateral Z axis), coronal (about its forward X axis), axial (about its vertical Y axis)
+_ORIENTATION_FEATURES = (
     "trunk",  # eq 21, through the stance hips
     "upper_leg",  # eq 26-27, swing and stance-preparation hip targets
     "lower_leg",  # eq 28 (+ gain.knee.kw), stance-preparation knee
     "foot",  # eq 29, swing and stance-preparation foot
     "head_orientation",  # eq 22, Q and omega of the head
+)
+_PLANES = (("sagittal", 2), ("coronal", 0), ("axial", 1))
+FEEDBACK_SOURCES = tuple(
+    f"{feature}_{plane}" for feature in _ORIENTATION_FEATURES for plane, _ in _PLANES
+) + (
     "head_position",  # eq 14 / 22, P and v of the head
     "force_feedback",  # eq 23, F+
     "knee_overextension",  # beyond the paper
@@ -438,7 +445,8 @@ class Controller:
     def feedback_by_source(self) -> np.ndarray:
         """The last step's feedback excitation (eq 23's sum, before its neural delay) split by where
         it comes from, (len(FEEDBACK_SOURCES), n_muscles); the rows sum to ``self.feedback``.
-        Eq 17-18 are linear in the feature torques, so each feature's share is its own JT term.
+        Eq 17-18 are linear in the feature torques, so each feature's share, and each plane's
+        share of it, is its own JT term.
         For recorded runs (`musclewalk simulate`), not the control loop."""
         last, s = self._last, self._last_sensors
         n = self.model.n_muscles
@@ -448,24 +456,29 @@ class Controller:
         tables = last["tables"]
         moment = last["torque"][tables.pair_slot]
         pair_source = _SLOT_SOURCE[tables.pair_slot]
-        for source in range(5):
-            out[source] = feature_muscle_forces(
-                moment * (pair_source == source)[:, None],
-                s.pair_r,
-                tables.pair_weight,
-                self._pair_muscle,
-                n,
-            )
+        R_trunk = s.body_R[self.model.trunk_body]
+        row = 0
+        for source in range(len(_ORIENTATION_FEATURES)):
+            of_source = moment * (pair_source == source)[:, None]
+            for _, axis in _PLANES:
+                direction = R_trunk[:, axis]
+                out[row] = feature_muscle_forces(
+                    np.outer(of_source @ direction, direction),
+                    s.pair_r,
+                    tables.pair_weight,
+                    self._pair_muscle,
+                    n,
+                )
+                row += 1
         if self._has_head:
             head = np.zeros_like(moment)
-            R_trunk = s.body_R[self.model.trunk_body]
             self._add_head_force_moments(head, s, R_trunk, last["target_speed"], last["target_heading"])
-            out[5] = feature_muscle_forces(head, s.pair_r, tables.pair_weight, self._pair_muscle, n)
-        out[6] = tables.fplus * s.muscle_force
+            out[row] = feature_muscle_forces(head, s.pair_r, tables.pair_weight, self._pair_muscle, n)
+        out[row + 1] = tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
-            out[7] = self._knee_overextension_inhibition(s, last["states"])
+            out[row + 2] = self._knee_overextension_inhibition(s, last["states"])
         if self._ta_stretch_gain > 0.0 or self._ta_soleus_inhibition > 0.0:
-            out[8] = self._stance_tibialis(s, last["states"])
+            out[row + 3] = self._stance_tibialis(s, last["states"])
         return out
 
     def _update_leg_states(self, grf: np.ndarray, d_forward: tuple) -> tuple:

@@ -268,11 +268,17 @@ def test_the_recorded_feedback_by_source_agrees_with_the_recomputed_split(built_
             assert by_source.get("force_feedback", 0.0) == pytest.approx(parts["force_feedback"], abs=1e-4)
             others = sum(v for k, v in by_source.items() if k != "force_feedback")
             assert others + parts["clipping"] == pytest.approx(parts["remainder"], abs=1e-4)
-            if "upper_leg" in by_source:
+            if any(k.startswith("upper_leg_") for k in by_source):
                 assert muscle.startswith(("hip_", "hamstrings", "rectus_femoris")), muscle
             if "force_feedback" in by_source:
                 assert muscle.startswith(("vasti", "gastrocnemius", "soleus", "rectus_femoris")), muscle
-    assert {"trunk", "upper_leg", "foot", "force_feedback"} <= seen
+    assert {
+        "trunk_sagittal",
+        "trunk_coronal",
+        "upper_leg_sagittal",
+        "foot_sagittal",
+        "force_feedback",
+    } <= seen
 
 
 def test_leg_phases_time_each_fsm_state_and_measure_the_step_at_touch_down(tmp_path):

@@ -300,10 +300,35 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
         np.testing.assert_allclose(sources.sum(axis=0), controller.feedback, atol=1e-12)
         seen.add(controller.leg_states)
         row = dict(zip(FEEDBACK_SOURCES, sources))
+        for plane in ("sagittal", "coronal", "axial"):
+            assert np.any(row[f"trunk_{plane}"] != 0.0) or np.any(row[f"upper_leg_{plane}"] != 0.0)
         if controller.leg_states[0] in ("stance", "lift_off"):
-            assert row["upper_leg"][ix("hip_flexor_r")] == 0.0
+            assert row["upper_leg_sagittal"][ix("hip_flexor_r")] == 0.0
             assert row["force_feedback"][ix("vasti_r")] != 0.0
         assert not row["force_feedback"][ix("hip_flexor_r")]
     assert len(seen) >= 2
-    for name in ("trunk", "upper_leg", "head_orientation", "head_position", "force_feedback"):
+    for name in ("head_orientation_sagittal", "head_position", "force_feedback"):
         assert np.any(row[name] != 0.0), name
+
+
+def test_the_feedback_split_puts_a_trunk_side_lean_in_the_coronal_plane():
+    """A trunk leaning sideways alone (right leg in stance, the trunk's target upright): its PD
+    torque is about the trunk's forward axis, so the stance hip muscles get it as trunk_coronal
+    only; a forward lean gives trunk_sagittal only."""
+    from control_synth import base_sensors
+
+    from musclewalk.control import FEEDBACK_SOURCES, Controller
+    from musclewalk.control.rotations import facing_rotations
+
+    creature = build_creature()
+    params = {"trunk.theta0": 0.0, "trunk.k_speed": 0.0, "trunk.k_heading": 0.0}
+    for pitch, roll, plane in ((0.0, 0.2, "coronal"), (-0.2, 0.0, "sagittal")):
+        controller = Controller(creature.model, params, speed=0.0)
+        sensors = base_sensors(creature)
+        sensors.body_R[creature.model.trunk_body] = facing_rotations(0.0, pitch, roll)[0]
+        controller.step(sensors)
+        row = dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))
+        others = [p for p in ("sagittal", "coronal", "axial") if p != plane]
+        assert np.abs(row[f"trunk_{plane}"]).max() > 1e-3
+        for other in others:
+            np.testing.assert_allclose(row[f"trunk_{other}"], 0.0, atol=1e-9)
