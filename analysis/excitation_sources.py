@@ -2,10 +2,11 @@
 (its speed, 10 s by default) and `musclewalk analyze`d, then per leg muscle (both sides averaged)
 its metabolic rate (W per muscle) and, in its leg's stance (stance and lift-off) and swing (swing
 and stance preparation), the mean excitation, the constant part (eq 30-31, with the lift-off
-terms of eq 24-25), the feedback terms that deliver at least --min on average (``excitation_sources
-.feedback_by_source``: trunk = eq 21 through the stance hip, upper_leg = eq 26-27, lower_leg = eq 28,
-foot = eq 29, force_feedback = eq 23's F+, and the laws beyond the paper) and what the clipping to
-[0, 1] added (negative: a term asked for more than full excitation, or a constant was cancelled
+terms of eq 24-25), the feedback terms that deliver at least --min on average (`musclewalk
+analyze`'s ``feedback_by_source``: trunk = eq 21 through the stance hip, upper_leg = eq 26-27,
+lower_leg = eq 28, foot = eq 29, each by the plane of its torque in the trunk's frame;
+force_feedback = eq 23's F+, and the laws beyond the paper) and what the clipping to [0, 1] added
+(negative where the terms asked for more than full excitation, positive where they drove it
 below 0).
 
     python3.11 analysis/excitation_sources.py RUN_DIR [RUN_DIR ...] [--min 0.05] [--duration S]
@@ -35,7 +36,7 @@ def leg_muscles(sources: dict) -> list[str]:
     names = []
     for name, phases in sources.items():
         base, _, side = name.rpartition("_")
-        if side == "r" and f"{base}_l" in sources and set(PHASES) <= set(phases) and base not in names:
+        if side == "r" and f"{base}_l" in sources and set(PHASES) <= set(phases):
             names.append(base)
     return names
 
@@ -45,6 +46,7 @@ def _mean(values) -> float:
 
 
 def table(run: str, analysis: dict, minimum: float) -> str:
+    """One Markdown table of a run's `musclewalk analyze` output: a row per leg muscle."""
     sources = analysis["excitation_sources"]
     if not sources or "feedback_by_source" not in next(iter(next(iter(sources.values())).values())):
         return f"{run}: no feedback_sources.npz split (a model with ideal muscles?)\n"

@@ -11,6 +11,7 @@ model: its metabolic outputs are null, and ``metabolic_model`` says why."""
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -161,9 +162,10 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     muscle's own force through its neural delay) and ``remainder``, the rest: the target-feature
     and balance feedback (eq 16-22, 26-29) and any controller feature beyond the paper, less what
     the clipping to [0, 1] took off. When the run recorded feedback_sources.npz, also
-    ``feedback_by_source`` (the delivered feedback by FEEDBACK_SOURCES: trunk, upper_leg, ...;
-    sources that never act left out) and ``clipping`` (what the clipping to [0, 1] added, < 0
-    where it cut). Recomputed with the controller's own rules from the leg
+    ``feedback_by_source`` (all the delivered feedback, F+ included, by control.FEEDBACK_SOURCES:
+    trunk_sagittal, ...; sources that never act left out) and ``clipping`` (what the clipping to
+    [0, 1] added, < 0 where it cut), provided constant + the sources, clipped, reproduce the
+    recorded excitations. Recomputed with the controller's own rules from the leg
     states (controller.csv), the muscle forces and the parameter file summary.json names, which
     must still hold the values simulated (a path as given to `musclewalk simulate`). None for a
     model with ideal muscles, or when controller.csv or the parameter file is gone or unreadable."""
@@ -191,12 +193,15 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     constant = np.array([terms[pair][0] for pair in pairs])
     force_feedback_now = np.array([terms[pair][1] for pair in pairs]) * force
     # delivered delay_steps control steps later (control.delays, zeros at the start)
-    force_feedback = np.zeros_like(force_feedback_now)
-    for i, d in enumerate(control_model.delay_steps):
-        if d < n:
-            force_feedback[d:, i] = force_feedback_now[: n - d, i]
+    force_feedback = _delivered(force_feedback_now, control_model.delay_steps)
     remainder = excitation - constant - force_feedback
-    by_source = _delayed_feedback_sources(sim_dir, names, n, control_model.delay_steps)
+    by_source = _delivered_feedback_sources(sim_dir, names, n, control_model.delay_steps)
+    if by_source is not None:
+        unclipped = constant + by_source[1].sum(axis=1)
+        clipping = np.clip(unclipped, 0.0, 1.0) - unclipped
+        # muscles.csv holds 6 significant digits
+        if np.abs(excitation - (unclipped + clipping)).max() > 1e-4:
+            by_source = None  # not the excitations simulated (e.g. parameters changed since)
     stance = np.array([[r <= 1, l <= 1] for r, l in pairs])  # LegState STANCE, LIFT_OFF
     side = {"r": 0, "l": 1}
     out = {}
@@ -223,31 +228,37 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
                     for k, source in enumerate(sources)
                     if np.any(delayed[mask, k, i])
                 }
-                entry["clipping"] = float(
-                    (excitation[mask, i] - constant[mask, i] - delayed[mask, :, i].sum(axis=1)).mean()
-                )
+                entry["clipping"] = float(clipping[mask, i].mean())
             out[name][phase] = entry
     return out
 
 
-def _delayed_feedback_sources(sim_dir: Path, names, n: int, delay_steps) -> tuple | None:
-    """(source names, (n, sources, muscles) feedback by source as delivered, each muscle's row
-    shifted by its neural delay) from the run's feedback_sources.npz; None when it is missing
-    (a folder written before it existed) or does not match the run's muscles and steps."""
+def _delivered(values: np.ndarray, delay_steps) -> np.ndarray:
+    """Per-step values (steps, ..., muscles) as the muscles receive them: each muscle's shifted by
+    its neural delay, zeros before (control.delays.DelayLine: a value pushed at step k comes out
+    at step k + d)."""
+    n = len(values)
+    out = np.zeros_like(values)
+    for i, d in enumerate(delay_steps):
+        if d < n:
+            out[d:, ..., i] = values[: n - d, ..., i]
+    return out
+
+
+def _delivered_feedback_sources(sim_dir: Path, names, n: int, delay_steps) -> tuple | None:
+    """(source names, (n, sources, muscles) feedback by source as delivered) from the run's
+    feedback_sources.npz; None when it is missing (a folder written before it existed),
+    unreadable, or does not match the run's muscles and steps."""
     path = sim_dir / "feedback_sources.npz"
     try:
         with np.load(path) as data:
             sources, muscles = [str(x) for x in data["sources"]], [str(x) for x in data["muscles"]]
             feedback = data["feedback"].astype(float)
-    except (FileNotFoundError, KeyError, ValueError, OSError):
+    except (KeyError, ValueError, OSError, zipfile.BadZipFile):
         return None
     if muscles != list(names) or feedback.shape != (n, len(sources), len(names)):
         return None
-    delayed = np.zeros_like(feedback)
-    for i, d in enumerate(delay_steps):
-        if d < n:
-            delayed[d:, :, i] = feedback[: n - d, :, i]
-    return sources, delayed
+    return sources, _delivered(feedback, delay_steps)
 
 
 def _excitation_variation(names, excitation, time) -> dict:

@@ -108,7 +108,13 @@ FEEDBACK_SOURCES = tuple(
     "knee_overextension",  # beyond the paper
     "stance_tibialis",  # beyond the paper
 )
-_SLOT_SOURCE = np.array([0, 0, 1, 1, 2, 2, 3, 3, 4])
+_SLOT_SOURCE = np.array(  # slot -> its feature's index in _ORIENTATION_FEATURES
+    [
+        next(f for f, slots in enumerate((_TRUNK, _UPPER, _LOWER, _FOOT, (_HEAD,))) if slot in slots)
+        for slot in range(_N_SLOTS)
+    ]
+)
+_ROW = {name: i for i, name in enumerate(FEEDBACK_SOURCES)}
 
 
 def _evaluate(value, t: float) -> float:
@@ -457,28 +463,28 @@ class Controller:
         moment = last["torque"][tables.pair_slot]
         pair_source = _SLOT_SOURCE[tables.pair_slot]
         R_trunk = s.body_R[self.model.trunk_body]
-        row = 0
-        for source in range(len(_ORIENTATION_FEATURES)):
+        for source, feature in enumerate(_ORIENTATION_FEATURES):
             of_source = moment * (pair_source == source)[:, None]
-            for _, axis in _PLANES:
+            for plane, axis in _PLANES:
                 direction = R_trunk[:, axis]
-                out[row] = feature_muscle_forces(
+                out[_ROW[f"{feature}_{plane}"]] = feature_muscle_forces(
                     np.outer(of_source @ direction, direction),
                     s.pair_r,
                     tables.pair_weight,
                     self._pair_muscle,
                     n,
                 )
-                row += 1
         if self._has_head:
             head = np.zeros_like(moment)
             self._add_head_force_moments(head, s, R_trunk, last["target_speed"], last["target_heading"])
-            out[row] = feature_muscle_forces(head, s.pair_r, tables.pair_weight, self._pair_muscle, n)
-        out[row + 1] = tables.fplus * s.muscle_force
+            out[_ROW["head_position"]] = feature_muscle_forces(
+                head, s.pair_r, tables.pair_weight, self._pair_muscle, n
+            )
+        out[_ROW["force_feedback"]] = tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
-            out[row + 2] = self._knee_overextension_inhibition(s, last["states"])
+            out[_ROW["knee_overextension"]] = self._knee_overextension_inhibition(s, last["states"])
         if self._ta_stretch_gain > 0.0 or self._ta_soleus_inhibition > 0.0:
-            out[row + 3] = self._stance_tibialis(s, last["states"])
+            out[_ROW["stance_tibialis"]] = self._stance_tibialis(s, last["states"])
         return out
 
     def _update_leg_states(self, grf: np.ndarray, d_forward: tuple) -> tuple:

@@ -3,6 +3,7 @@ before any work, and the summary and the picture are written together or not at 
 
 import json
 
+import numpy as np
 import pytest
 
 from musclewalk.analysis import filmstrip
@@ -279,6 +280,14 @@ def test_the_recorded_feedback_by_source_agrees_with_the_recomputed_split(built_
         "foot_sagittal",
         "force_feedback",
     } <= seen
+    # a recording one control step off no longer reproduces the excitations: no split reported
+    with np.load(run / "feedback_sources.npz") as data:
+        arrays = dict(data)
+    arrays["feedback"] = np.roll(arrays["feedback"], 1, axis=0)
+    np.savez_compressed(run / "feedback_sources.npz", **arrays)
+    assert _analyze(run, "-o", tmp_path / "b.json") == 0
+    shifted = json.loads((tmp_path / "b.json").read_text())["excitation_sources"]
+    assert not any("feedback_by_source" in parts for phases in shifted.values() for parts in phases.values())
 
 
 def test_leg_phases_time_each_fsm_state_and_measure_the_step_at_touch_down(tmp_path):

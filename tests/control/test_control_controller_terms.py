@@ -302,6 +302,8 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
         row = dict(zip(FEEDBACK_SOURCES, sources))
         for plane in ("sagittal", "coronal", "axial"):
             assert np.any(row[f"trunk_{plane}"] != 0.0) or np.any(row[f"upper_leg_{plane}"] != 0.0)
+        fplus = controller.state_terms(controller.fsm.states)[1]
+        np.testing.assert_array_equal(row["force_feedback"], fplus * sensors.muscle_force)
         if controller.leg_states[0] in ("stance", "lift_off"):
             assert row["upper_leg_sagittal"][ix("hip_flexor_r")] == 0.0
             assert row["force_feedback"][ix("vasti_r")] != 0.0
@@ -332,3 +334,43 @@ def test_the_feedback_split_puts_a_trunk_side_lean_in_the_coronal_plane():
         assert np.abs(row[f"trunk_{plane}"]).max() > 1e-3
         for other in others:
             np.testing.assert_allclose(row[f"trunk_{other}"], 0.0, atol=1e-9)
+
+
+def test_the_feedback_split_puts_each_term_in_its_own_row():
+    """With every feedback gain but the trunk's at 0 only the trunk rows act; the head's position
+    PD (eq 14) alone only the head_position row; the knee and tibialis laws only their rows."""
+    from control_synth import base_sensors
+    from scipy.spatial.transform import Rotation
+
+    from musclewalk.control import FEEDBACK_SOURCES, Controller
+
+    creature = build_creature()
+    cm = creature.model
+    off = {f"gain.{g}": 0.0 for g in ("trunk.kq", "trunk.kw", "swing.kq", "prep.kq", "prep.kw", "knee.kq")}
+    off |= {f"gain.{g}": 0.0 for g in ("ankle.kq", "head.kp", "head.kv", "head.kq", "head.kw")}
+    off |= {name: 0.0 for name in ("fplus.vasti", "fplus.gastrocnemius", "fplus.soleus")}
+    cases = {
+        "trunk_": {"gain.trunk.kq": 1.0, "gain.trunk.kw": 0.5},
+        "head_position": {"gain.head.kp": 1.0, "gain.head.kv": 0.5},
+        "knee_overextension": {"knee_overextension.gain": 2.0, "knee_overextension.theta_off": 0.3},
+        "stance_tibialis": {"stance_tibialis.stretch_gain": 1.0, "stance_tibialis.soleus_inhibition": 0.5},
+    }
+    rng = np.random.default_rng(5)
+    for expected, on in cases.items():
+        controller = Controller(cm, {k: v for k, v in off.items() if k in controller_names(cm)} | on)
+        sensors = base_sensors(creature)
+        n = len(sensors.body_R)
+        sensors.body_R[:] = Rotation.from_rotvec(rng.normal(0.0, 0.3, (n, 3))).as_matrix()
+        sensors.body_omega[:] = rng.normal(0.0, 1.0, (n, 3))
+        sensors.body_vel[:] = rng.normal(0.0, 0.5, (n, 3))
+        sensors.muscle_force[:] = rng.uniform(0.0, 500.0, cm.n_muscles)
+        controller.step(sensors)
+        rows = dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))
+        acting = {name for name, values in rows.items() if np.any(values != 0.0)}
+        assert acting and all(name.startswith(expected) for name in acting), (expected, acting)
+
+
+def controller_names(model) -> set:
+    from musclewalk.control import controller_parameter_specs
+
+    return {spec.name for spec in controller_parameter_specs(model)}
