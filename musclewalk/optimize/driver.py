@@ -235,6 +235,10 @@ class State:
     unperturbed_checks: list = field(default_factory=list)  # stop_when_walking "unperturbed": each
     # walker simulated again without perturbations: {generation, candidate, simulated_time, walks,
     # error}
+    # the warm start's candidate (x) and its values exactly as the file gave them: decoding x
+    # would move some by an ulp, and a gait is chaotic in them
+    start_x: np.ndarray | None = None
+    start_values: dict | None = None
 
     @property
     def best_score(self) -> float:
@@ -253,6 +257,7 @@ def _atomic_pickle(path: Path, obj) -> None:
     write_atomic(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+START_MATCH = 1e-12  # in CMA-ES coordinates; other candidates lie sigma * O(0.1) or farther away
 CHECKPOINT_FORMAT = 2  # 1: pickled Settings and State objects; 2: their fields as plain data
 SETTINGS_FILE = "settings.json"  # the run's settings, readable beside the checkpoint
 
@@ -517,6 +522,9 @@ class Optimization:
                 x0c = np.clip(x0, self.space.lower_x, self.space.upper_x)
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
             self.state = State(es=es, warm_start_notes=self.warm_start_notes)
+            if s.init:
+                self.state.start_x = x0c
+                self.state.start_values = self._start_values
         self.task = EvaluationTask(
             str(Path(s.model).resolve()),
             s.speed,
@@ -707,7 +715,22 @@ class Optimization:
         self.warm_start_notes = notes
         values = {k: v for k, v in flat.items() if k not in unknown}
         values.update(starts)
+        self._start_values = {
+            e.name: min(max(float(values[e.name]), e.lower), e.upper)
+            for e in self.space.optimized
+            if e.name in values
+        }
         return self.space.x_from_values(values)
+
+    def _values(self, x: np.ndarray) -> dict[str, float]:
+        """Every parameter of candidate ``x`` by name; the warm start's candidate (x within
+        START_MATCH of it: CMA-ES's bound transform returns it to within a few ulps) gets the
+        warm start's own values."""
+        values = self.space.values(x)
+        st = self.state
+        if st.start_x is not None and np.max(np.abs(np.asarray(x) - st.start_x)) <= START_MATCH:
+            values.update(st.start_values)
+        return values
 
     def _slack_as_standing(self, flat: dict, params: Mapping) -> list[tuple[str, float]]:
         """A warm start of independent muscle properties (``properties.<group>.tendon_slack_length``)
@@ -790,7 +813,7 @@ class Optimization:
         at the generation before, so the run resumes once the cause is fixed."""
         st = self.state
         task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
-        results = evaluator.map(task, [self.space.values(x) for x in X])
+        results = evaluator.map(task, [self._values(x) for x in X])
         failed = [(k, r.error) for k, r in enumerate(results) if r.error is not None]
         if st.generation == 0 and len(failed) == len(results):
             raise OptimizationError(
@@ -860,7 +883,7 @@ class Optimization:
         if not walkers:
             return
         unperturbed = dataclasses.replace(self.task, task=None, perturbation_seed=None)
-        checks = evaluator.map(unperturbed, [self.space.values(X[k]) for k in walkers])
+        checks = evaluator.map(unperturbed, [self._values(X[k]) for k in walkers])
         for k, check in zip(walkers, checks):
             walks = check.error is None and not check.terminated
             st.unperturbed_checks.append(
@@ -975,7 +998,7 @@ class Optimization:
 
     def _write_best(self) -> None:
         st, s = self.state, self.settings
-        values = self.space.values(st.best_x)
+        values = self._values(st.best_x)
         structured = self.space.structured(values)
         best = {
             "creature": self.meta.creature,

@@ -186,6 +186,32 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
     x0 = opt._warm_start(finished_run / "best.json")
     first = opt.state.es.ask()[0]
     assert np.max(np.abs(first - np.clip(x0, opt.space.lower_x, opt.space.upper_x))) < 1e-12
+    # ... and is simulated with the warm start's values to the last bit (decoding its CMA-ES
+    # vector moves some by an ulp, and a gait is chaotic in them), the others decoded as usual
+    flat = opt.space.flatten(start["parameters"])
+    values = opt._values(first)
+    assert all(
+        values[e.name] == flat[e.name] for e in opt.space.optimized if e.lower <= flat[e.name] <= e.upper
+    )
+    other = opt.state.es.ask()[1]
+    assert opt._values(other) == opt.space.values(other)
+    # a warm-start value whose CMA-ES coordinate does not decode back to itself
+    space, i = opt.space, 0
+    name = space.optimized[i].name
+    for v in np.linspace(space.optimized[i].lower, space.optimized[i].upper, 1001)[1:-1]:
+        if space.initial[i] + (v - space.initial[i]) / space.scale[i] * space.scale[i] != v:
+            break
+    else:
+        pytest.fail("every value decoded exactly")
+    changed = dict(start, parameters=space.structured({**flat, name: float(v)}))
+    (tmp_path / "inexact.json").write_text(json.dumps(changed))
+    opt = Optimization(
+        small_settings(generations=1, duration=0.1, init=str(tmp_path / "inexact.json")),
+        tmp_path / "inexact",
+        progress=False,
+    )
+    first = opt.state.es.ask()[0]
+    assert opt.space.values(first)[name] != v and opt._values(first)[name] == v
 
 
 @pytest.mark.parametrize(
