@@ -257,7 +257,7 @@ def _atomic_pickle(path: Path, obj) -> None:
     write_atomic(path, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-START_MATCH = 1e-12  # in CMA-ES coordinates; other candidates lie sigma * O(0.1) or farther away
+START_MATCH = 1e-12  # in CMA-ES coordinates; any other candidate lies orders of magnitude farther away
 CHECKPOINT_FORMAT = 2  # 1: pickled Settings and State objects; 2: their fields as plain data
 SETTINGS_FILE = "settings.json"  # the run's settings, readable beside the checkpoint
 
