@@ -5,6 +5,7 @@ rule docs:
         "docs/tables/committed_comparison.md",
         "docs/tables/spine_stiffness_sweep.md",
         "docs/tables/human_targets.md",
+        "docs/tables/excitation_sources.md",
 
 
 rule committed_comparison:
@@ -50,3 +51,29 @@ rule human_targets:
         CONDA_ENV
     shell:
         "python3.11 analysis/human_targets.py {input.runs} --out {output} > {log} 2>&1"
+
+
+# where each leg muscle's excitation comes from (constant, each feedback term, clipping) in the
+# committed walkers of 1.3 m/s (the README's "Where the excitation comes from")
+rule excitation_sources:
+    input:
+        runs=lambda wc: [
+            str(p.parent)
+            for p in map(
+                Path,
+                (
+                    "models/optimized/Human-walk-1.3/best.json",
+                    "models/optimized/Human-walk-1.3-human/best.json",
+                    "models/optimized/HumanLegs-walk-1.3/best.json",
+                ),
+            )
+            if p.exists()
+        ],
+    output:
+        "docs/tables/excitation_sources.md",
+    log:
+        "results/logs/excitation_sources.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python3.11 analysis/excitation_sources.py {input.runs} --out {output} > {log} 2>&1"
