@@ -27,59 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import simulate_and_analyze  # noqa: E402
 from run_folders import require_run_folder, runs_parser, write_whole  # noqa: E402
 
-PHASES = ("stance", "swing")
-
-
-def leg_muscles(sources: dict) -> list[str]:
-    """Muscle names without their side, in the model's order, for the muscles that have both
-    sides and a stance and a swing phase."""
-    names = []
-    for name, phases in sources.items():
-        base, _, side = name.rpartition("_")
-        if side == "r" and f"{base}_l" in sources and set(PHASES) <= set(phases):
-            names.append(base)
-    return names
-
-
-def _mean(values) -> float:
-    return sum(values) / len(values)
-
-
-def table(run: str, analysis: dict, minimum: float) -> str:
-    """One Markdown table of a run's `musclewalk analyze` output: a row per leg muscle."""
-    sources = analysis["excitation_sources"]
-    if not sources or "feedback_by_source" not in next(iter(next(iter(sources.values())).values())):
-        return f"{run}: no feedback_sources.npz split (a model with ideal muscles?)\n"
-    heat = analysis.get("metabolic_by_muscle") or {}
-    lines = [
-        f"{run}: {analysis['simulated_time']:.2f} s, {analysis['mean_forward_speed']:.2f} m/s, CoT "
-        f"{analysis['cost_of_transport_J_per_kg_m'] or float('nan'):.1f} J/(kg m); mean excitation "
-        f"(both sides) by phase = constant + feedback terms of at least {minimum:g} + clipping",
-        "",
-        "| muscle | W each | stance u | stance: constant, feedback, clipping | swing u | "
-        "swing: constant, feedback, clipping |",
-        "|---|---|---|---|---|---|",
-    ]
-    for base in leg_muscles(sources):
-        sides = (f"{base}_r", f"{base}_l")
-        watts = [sum(v for k, v in heat[s].items() if k.endswith("_W")) for s in sides if s in heat]
-        cells = []
-        for phase in PHASES:
-            parts = [sources[s][phase] for s in sides]
-            terms = {}
-            for p in parts:
-                for k, v in p["feedback_by_source"].items():
-                    terms[k] = terms.get(k, 0.0) + v / len(parts)
-            largest_first = sorted(terms.items(), key=lambda kv: -abs(kv[1]))
-            shown = ", ".join(f"{k} {v:+.2f}" for k, v in largest_first if abs(v) >= minimum)
-            cells.append(f"{_mean([p['excitation'] for p in parts]):.2f}")
-            cells.append(
-                f"{_mean([p['constant'] for p in parts]):+.2f}; {shown or '—'}; "
-                f"{_mean([p['clipping'] for p in parts]):+.2f}"
-            )
-        watts_cell = f"{_mean(watts):.0f}" if watts else "—"
-        lines.append(f"| {base} | {watts_cell} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+from musclewalk.analysis.sources import table  # noqa: E402
 
 
 def main(argv=None) -> int:
