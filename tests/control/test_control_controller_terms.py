@@ -264,12 +264,25 @@ def test_the_prep_lower_leg_damping_is_off_by_default_and_acts_on_the_knee_muscl
     )
 
 
+def _moving_sensors(creature, rng, tilt: float, **base):
+    """The base-pose sensors with every body turned by a random rotation of about ``tilt`` rad,
+    random angular and linear velocities and muscle forces."""
+    from control_synth import base_sensors
+    from scipy.spatial.transform import Rotation
+
+    sensors = base_sensors(creature, **base)
+    n = len(sensors.body_R)
+    sensors.body_R[:] = Rotation.from_rotvec(rng.normal(0.0, tilt, (n, 3))).as_matrix()
+    sensors.body_omega[:] = rng.normal(0.0, 1.0, (n, 3))
+    sensors.body_vel[:] = rng.normal(0.0, 0.5, (n, 3))
+    sensors.muscle_force[:] = rng.uniform(0.0, 500.0, creature.model.n_muscles)
+    return sensors
+
+
 def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
     """`feedback_by_source` (for recorded runs): one row per FEEDBACK_SOURCES entry, the rows sum
     to the step's feedback whatever the legs' states and which features are on; each row is its
     own term (F+ alone on the stance extensors, the upper-leg target on the swing hip only)."""
-    from control_synth import base_sensors
-    from scipy.spatial.transform import Rotation
 
     from musclewalk.control import FEEDBACK_SOURCES, Controller
 
@@ -288,12 +301,7 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
     rng = np.random.default_rng(3)
     seen = set()
     for k, contact in enumerate([(True, False)] * 5 + [(True, True)] * 5 + [(False, True)] * 5):
-        sensors = base_sensors(creature, t=k * 0.001, contact=contact)
-        n = len(sensors.body_R)
-        sensors.body_R[:] = Rotation.from_rotvec(rng.normal(0.0, 0.2, (n, 3))).as_matrix()
-        sensors.body_omega[:] = rng.normal(0.0, 1.0, (n, 3))
-        sensors.body_vel[:] = rng.normal(0.0, 0.5, (n, 3))
-        sensors.muscle_force[:] = rng.uniform(0.0, 500.0, creature.model.n_muscles)
+        sensors = _moving_sensors(creature, rng, 0.2, t=k * 0.001, contact=contact)
         controller.step(sensors)
         sources = controller.feedback_by_source()
         assert sources.shape == (len(FEEDBACK_SOURCES), creature.model.n_muscles)
@@ -339,8 +347,6 @@ def test_the_feedback_split_puts_a_trunk_side_lean_in_the_coronal_plane():
 def test_the_feedback_split_puts_each_term_in_its_own_row():
     """With every feedback gain but the trunk's at 0 only the trunk rows act; the head's position
     PD (eq 14) alone only the head_position row; the knee and tibialis laws only their rows."""
-    from control_synth import base_sensors
-    from scipy.spatial.transform import Rotation
 
     from musclewalk.control import FEEDBACK_SOURCES, Controller
 
@@ -358,12 +364,7 @@ def test_the_feedback_split_puts_each_term_in_its_own_row():
     rng = np.random.default_rng(5)
     for expected, on in cases.items():
         controller = Controller(cm, {k: v for k, v in off.items() if k in controller_names(cm)} | on)
-        sensors = base_sensors(creature)
-        n = len(sensors.body_R)
-        sensors.body_R[:] = Rotation.from_rotvec(rng.normal(0.0, 0.3, (n, 3))).as_matrix()
-        sensors.body_omega[:] = rng.normal(0.0, 1.0, (n, 3))
-        sensors.body_vel[:] = rng.normal(0.0, 0.5, (n, 3))
-        sensors.muscle_force[:] = rng.uniform(0.0, 500.0, cm.n_muscles)
+        sensors = _moving_sensors(creature, rng, 0.3)
         controller.step(sensors)
         rows = dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))
         acting = {name for name, values in rows.items() if np.any(values != 0.0)}
