@@ -1,7 +1,8 @@
-"""Where each leg muscle's excitation comes from, as a table: `musclewalk analyze`'s
+"""Where each muscle's excitation comes from, as a table: `musclewalk analyze`'s
 ``excitation_sources`` (constant, each delivered feedback term by controller feature and plane,
-clipping) and ``metabolic_by_muscle`` per leg muscle, both sides averaged, in stance (stance and
-lift-off) and swing (swing and stance preparation)."""
+clipping) and ``metabolic_by_muscle`` for each muscle with a right and a left side (legs, and
+arms or spine halves where the creature has them), both sides averaged, in its side's leg's
+stance (stance and lift-off) and swing (swing and stance preparation)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ PHASES = ("stance", "swing")
 
 
 def leg_muscles(sources: dict) -> list[str]:
-    """Muscle names without their side, in the model's order, for the muscles of a leg's phases
-    (stance, swing) that have both sides."""
+    """Muscle names without their side, in the model's order, for the muscles with a right and
+    a left side that the run saw in a leg phase (stance, swing)."""
     names = []
     for name, phases in sources.items():
         base, _, side = name.rpartition("_")
@@ -24,9 +25,9 @@ def _mean(values) -> float:
 
 
 def table(run: str, analysis: dict, minimum: float = 0.05) -> str:
-    """One Markdown table of a run's `musclewalk analyze` output: a row per leg muscle."""
-    sources = analysis["excitation_sources"]
-    if not sources or "feedback_by_source" not in next(iter(next(iter(sources.values())).values())):
+    """One Markdown table of a run's `musclewalk analyze` output: a row per sided muscle."""
+    sources = analysis.get("excitation_sources") or {}
+    if not any("feedback_by_source" in e for phases in sources.values() for e in phases.values()):
         return (
             f"{run}: no excitation split (a model with ideal muscles, or a simulation folder "
             "without feedback_sources.npz)\n"

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from musclewalk.cli import main
+from musclewalk.optimize import driver
 from musclewalk.optimize.driver import CHECKPOINT, Optimization, load_checkpoint
+from musclewalk.optimize.evaluators import SerialEvaluator
 
 
 def error_line(capsys) -> str:
@@ -167,7 +169,7 @@ def test_init_file_missing(humanlegs_osim, tmp_path, capsys):
     assert "nope.json: --init file not found" in error_line(capsys)
 
 
-def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, tmp_path):
+def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, tmp_path, monkeypatch):
     """The warm start is evaluated in the first generation (same task, deterministic simulation),
     so even one generation around it keeps a best at least as good (the quick budget)."""
     start = json.loads((finished_run / "best.json").read_text())
@@ -206,12 +208,25 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
     changed = dict(start, parameters=space.structured({**flat, name: float(v)}))
     (tmp_path / "inexact.json").write_text(json.dumps(changed))
     opt = Optimization(
-        small_settings(generations=1, duration=0.1, init=str(tmp_path / "inexact.json")),
+        small_settings(generations=1, duration=0.1, sigma=2.0, init=str(tmp_path / "inexact.json")),
         tmp_path / "inexact",
         progress=False,
     )
-    first = opt.state.es.ask()[0]
-    assert opt.space.values(first)[name] != v and opt._values(first)[name] == v
+    assert opt.space.values(opt.state.start_x)[name] != v
+    # what the evaluator is given, and what best.json says when the warm start stays the best
+    received = []
+
+    class Recording(SerialEvaluator):
+        def map(self, task, values):
+            received.extend(values)
+            return super().map(task, values)
+
+    monkeypatch.setattr(driver, "make_evaluator", lambda *args, **kwargs: Recording())
+    state = opt.run()
+    assert received[0][name] == v and all(r[name] != v for r in received[1:])
+    assert np.max(np.abs(state.best_x - state.start_x)) <= driver.START_MATCH  # sigma 2: the rest fall
+    best = json.loads((tmp_path / "inexact" / "best.json").read_text())
+    assert opt.space.flatten(best["parameters"])[name] == v
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,9 @@
 import json
 import sys
 
-from musclewalk.analysis.sources import table
-
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake injects it)
+
+from musclewalk.analysis.sources import table  # noqa: E402 (its import errors go to the log)
 
 
 def fmt(value, spec):
@@ -39,9 +39,10 @@ def main(sm):
         error = json.load(open(comparison)).get("error")
         lines.append(f"{run}: {error}" if error else
                      f"![{run} kinematics](compare/{run}/kinematics.png)")
-    lines += ["", "Where each leg muscle's excitation comes from (`musclewalk analyze`'s "
+    lines += ["", "Where each muscle's excitation comes from (`musclewalk analyze`'s "
               "excitation_sources: constant + each feedback term of the controller, by feature and "
-              "plane + clipping; mean excitations in the leg's stance and swing):", ""]
+              "plane + clipping; mean excitations in the stance and swing of the leg on its "
+              "side):", ""]
     for run, path in zip(sm.params.runs, sm.input.summaries):
         lines += table(run, json.load(open(path))).splitlines() + [""]
     lines += ["", "Table 4 of the paper and of this project (`musclewalk table4`; committed "
