@@ -1,7 +1,7 @@
 """Where each muscle's excitation comes from, and what it costs: each run folder re-simulated
 (its speed, 10 s by default) and `musclewalk analyze`d, then per muscle with a right and a left
-side (both sides averaged, in the model's order: legs, and arms or spine halves where the creature has them)
-its metabolic rate (W per muscle) and, in its leg's stance (stance and lift-off) and swing (swing
+side (both sides averaged, in the model's order: legs, and arms or spine halves where the
+creature has them) its metabolic rate (W per muscle) and, in its leg's stance (stance and lift-off) and swing (swing
 and stance preparation), the mean excitation, the constant part (eq 30-31, with the lift-off
 terms of eq 24-25), the feedback terms that deliver at least --min on average (`musclewalk
 analyze`'s ``feedback_by_source``: trunk = eq 21 through the stance hip, upper_leg = eq 26-27,
