@@ -1,14 +1,14 @@
 """Where each muscle's excitation comes from, and what it costs: each run folder re-simulated
 (its speed, 10 s by default) and `musclewalk analyze`d, then per muscle with a right and a left
 side (both sides averaged, in the model's order: legs, and arms or spine halves where the
-creature has them) its metabolic rate (W per muscle) and, in its leg's stance (stance and lift-off) and swing (swing
-and stance preparation), the mean excitation, the constant part (eq 30-31, with the lift-off
-terms of eq 24-25), the feedback terms that deliver at least --min on average (`musclewalk
-analyze`'s ``feedback_by_source``: trunk = eq 21 through the stance hip, upper_leg = eq 26-27,
-lower_leg = eq 28, foot = eq 29, each by the plane of its torque in the trunk's frame;
-force_feedback = eq 23's F+, and the laws beyond the paper) and what the clipping to [0, 1] added
-(negative where the terms asked for more than full excitation, positive where they drove it
-below 0).
+creature has them) its metabolic rate (W per muscle) and, in its leg's stance (stance and
+lift-off) and swing (swing and stance preparation), the mean excitation, the constant part
+(eq 30-31, with the lift-off terms of eq 24-25), the feedback terms that deliver at least --min
+on average (`musclewalk analyze`'s ``feedback_by_source``: trunk = eq 21 through the stance hip,
+upper_leg = eq 26-27, lower_leg = eq 28, foot = eq 29, each by the plane of its torque in the
+trunk's frame; force_feedback = eq 23's F+, and the laws beyond the paper) and what the clipping
+to [0, 1] added (negative where the terms asked for more than full excitation, positive where
+they drove it below 0).
 
     python3.11 analysis/excitation_sources.py RUN_DIR [RUN_DIR ...] [--min 0.05] [--duration S]
                                               [--out FILE.md] [--work DIR]
