@@ -241,3 +241,8 @@ def optimize_arguments(wc, input, threads):
     if input.init:
         args += f" --init {input.init} --sigma {BUDGET['sigma']}"
     return args
+
+
+def committed_runs(*names):
+    """The run folders of these committed runs that exist (best.json present)."""
+    return [f"models/optimized/{n}" for n in names if Path(f"models/optimized/{n}/best.json").exists()]

@@ -38,11 +38,7 @@ rule spine_stiffness_sweep:
 # committed as models/optimized/Human-walk-1.3-human)
 rule human_targets:
     input:
-        runs=lambda wc: [
-            str(p.parent)
-            for p in map(Path, ("models/optimized/Human-walk-1.3/best.json", "models/optimized/Human-walk-1.3-human/best.json"))
-            if p.exists()
-        ],
+        runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human"),
     output:
         "docs/tables/human_targets.md",
     log:
@@ -53,22 +49,11 @@ rule human_targets:
         "python3.11 analysis/human_targets.py {input.runs} --out {output} > {log} 2>&1"
 
 
-# where each leg muscle's excitation comes from (constant, each feedback term, clipping) in the
+# where each muscle's excitation comes from (constant, each feedback term, clipping) in the
 # committed walkers of 1.3 m/s (the README's "Where the excitation comes from")
 rule excitation_sources:
     input:
-        runs=lambda wc: [
-            str(p.parent)
-            for p in map(
-                Path,
-                (
-                    "models/optimized/Human-walk-1.3/best.json",
-                    "models/optimized/Human-walk-1.3-human/best.json",
-                    "models/optimized/HumanLegs-walk-1.3/best.json",
-                ),
-            )
-            if p.exists()
-        ],
+        runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3"),
     output:
         "docs/tables/excitation_sources.md",
     log:

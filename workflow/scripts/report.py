@@ -19,8 +19,8 @@ def main(sm):
              "| run | simulated s | termination | distance m | speed m/s | target | "
              "CoT J/(kg m) | stride Hz | gait (flight %) | GPS deg | cadence steps/min | stance % |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for run, path, comparison in zip(sm.params.runs, sm.input.summaries, sm.input.comparisons):
-        r = json.load(open(path))
+    summaries = [json.load(open(path)) for path in sm.input.summaries]
+    for run, r, comparison in zip(sm.params.runs, summaries, sm.input.comparisons):
         c = json.load(open(comparison))
         st = c["spatiotemporal"]
         gait = r.get("gait") or {}
@@ -43,8 +43,8 @@ def main(sm):
               "excitation_sources: constant + each feedback term of the controller, by feature and "
               "plane + clipping; mean excitations in the stance and swing of the leg on its "
               "side):", ""]
-    for run, path in zip(sm.params.runs, sm.input.summaries):
-        lines += table(run, json.load(open(path))).splitlines() + [""]
+    for run, r in zip(sm.params.runs, summaries):
+        lines += table(run, r).splitlines() + [""]
     lines += ["", "Table 4 of the paper and of this project (`musclewalk table4`; committed "
               "controllers under models/optimized, gaits re-simulated here):", ""]
     lines += open(sm.input.table4).read().splitlines()
