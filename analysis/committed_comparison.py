@@ -23,8 +23,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def musclewalk(*args) -> None:
+    """Run the CLI from the repository (its models/ and config/ resolve there); path arguments
+    are made absolute first, so that a run folder given relative to the caller's directory works."""
+    arguments = [str(a.resolve() if isinstance(a, Path) else a) for a in args]
     subprocess.run(
-        [sys.executable, "-m", "musclewalk.cli", *map(str, args)],
+        [sys.executable, "-m", "musclewalk.cli", *arguments],
         check=True,
         cwd=REPO,
         stdout=subprocess.DEVNULL,

@@ -289,3 +289,18 @@ def test_ablations_tabulates_each_run_recorded_and_re_simulated(tmp_path):
     assert cells[4].startswith("walks, 1.2") and float(cells[7].rstrip("°")) > 0
     bad = run_script("ablations.py", tmp_path)
     assert bad.returncode == 2 and "best.json: not found" in bad.stderr
+
+
+def test_cli_runs_take_run_folders_relative_to_the_caller(tmp_path, monkeypatch):
+    """The scripts run the CLI from the repository; a run folder given relative to the caller's
+    directory (``human_targets.py g0.9``) reaches it as an absolute path."""
+    sys.path.insert(0, str(REPO / "analysis"))
+    import committed_comparison
+
+    calls = []
+    monkeypatch.setattr(committed_comparison.subprocess, "run", lambda cmd, **kw: calls.append((cmd, kw)))
+    monkeypatch.chdir(tmp_path)
+    committed_comparison.musclewalk("analyze", Path("run"), "-o", Path("a.json"), "--speed", 1.3)
+    cmd, kw = calls[0]
+    assert kw["cwd"] == REPO
+    assert cmd[-6:] == ["analyze", str(tmp_path / "run"), "-o", str(tmp_path / "a.json"), "--speed", "1.3"]
