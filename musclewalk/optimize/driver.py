@@ -39,7 +39,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, NamedTuple
 
 import numpy as np
 
@@ -216,6 +216,16 @@ RESULT_SETTINGS = (
     "task",
     "parameters",
 )
+
+
+class WarmStart(NamedTuple):
+    """An ``--init`` file as the run starts from it: the CMA-ES vector, the file's own values of
+    the optimized parameters (the warm-start candidate is simulated with these, not with its
+    decoded vector), and what the run's overrides changed (log.txt)."""
+
+    x: np.ndarray
+    values: dict[str, float]
+    notes: list[str]
 
 
 @dataclass
@@ -500,9 +510,8 @@ class Optimization:
         self._check_model()
         if not resume:
             x0 = np.zeros(len(self.space))
-            self.warm_start_notes = []
-            if s.init:
-                x0 = self._warm_start(Path(s.init))
+            warm = WarmStart(x0, {}, []) if not s.init else self._warm_start(Path(s.init))
+            x0 = warm.x
             opts = {
                 "popsize": s.popsize,
                 "seed": s.seed,
@@ -521,10 +530,10 @@ class Optimization:
                 # bound-transformed candidate is exactly x0
                 x0c = np.clip(x0, self.space.lower_x, self.space.upper_x)
                 es.inject([es.boundary_handler.inverse(x0c)], force=True)
-            self.state = State(es=es, warm_start_notes=self.warm_start_notes)
+            self.state = State(es=es, warm_start_notes=warm.notes)
             if s.init:
                 self.state.start_x = x0c
-                self.state.start_values = self._start_values
+                self.state.start_values = warm.values
         self.task = EvaluationTask(
             str(Path(s.model).resolve()),
             s.speed,
@@ -606,8 +615,8 @@ class Optimization:
             values.update({n: float(flat[n]) for n in values if isinstance(flat.get(n), (int, float))})
         return dict(sorted(values.items()))
 
-    def _warm_start(self, path: Path) -> np.ndarray:
-        """The CMA-ES start of ``--init``; ``warm_start_notes`` (for log.txt) says what the run's
+    def _warm_start(self, path: Path) -> WarmStart:
+        """The CMA-ES start of ``--init``, its values, and notes (for log.txt) on what the run's
         parameter overrides changed: a fixed parameter takes its fixed value, not the file's; a
         value outside narrowed bounds is refused unless clip_init (then clipped, as outside a
         parameter's own bounds)."""
@@ -712,15 +721,14 @@ class Optimization:
                 f"start values replace the warm start's: {len(started)}: "
                 + _first(f"{n} {old:g} -> {v:g}" for n, old, v in started)
             )
-        self.warm_start_notes = notes
         values = {k: v for k, v in flat.items() if k not in unknown}
         values.update(starts)
-        self._start_values = {
+        start_values = {
             e.name: min(max(float(values[e.name]), e.lower), e.upper)
             for e in self.space.optimized
             if e.name in values
         }
-        return self.space.x_from_values(values)
+        return WarmStart(self.space.x_from_values(values), start_values, notes)
 
     def _values(self, x: np.ndarray) -> dict[str, float]:
         """Every parameter of candidate ``x`` by name; the warm start's candidate (x within

@@ -49,7 +49,7 @@ def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings
     freed = Optimization(
         small_settings(init=str(COMMITTED_BEST), parameters=FREE), tmp_path / "a", progress=False
     )
-    x0 = freed._warm_start(COMMITTED_BEST)
+    x0 = freed._warm_start(COMMITTED_BEST).x
     values = freed.space.values(x0)
     assert values["knee_overextension.gain"] == 0.0  # a warm start without it: off
     assert values["knee.theta"] == pytest.approx(best["parameters"]["controller"]["knee.theta"])
@@ -59,7 +59,7 @@ def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings
     )
     using = tmp_path / "using.json"
     using.write_text(json.dumps(best))
-    x0 = freed._warm_start(using)
+    x0 = freed._warm_start(using).x
     assert freed.space.values(x0)["knee_overextension.gain"] == pytest.approx(1.5)
     with pytest.raises(
         OptimizationError, match=r"using.json: the warm start uses knee_overextension .*free: true"
@@ -90,7 +90,7 @@ def test_a_warm_start_with_the_feature_off_fits_a_paper_run(small_settings, tmp_
     off = tmp_path / "off.json"
     off.write_text(json.dumps(best))
     opt = Optimization(small_settings(init=str(off)), tmp_path / "run", progress=False)
-    assert opt.space.values(opt._warm_start(off))["knee_overextension.gain"] == 0.0
+    assert opt.space.values(opt._warm_start(off).x)["knee_overextension.gain"] == 0.0
 
 
 def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(small_settings, tmp_path):
@@ -126,11 +126,12 @@ def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(smal
     warm.write_text(json.dumps(best))
     overrides = {**started, "knee.theta": {"start": best["parameters"]["controller"]["knee.theta"] - 0.01}}
     opt = Optimization(small_settings(init=str(warm), parameters=overrides), tmp_path / "run", progress=False)
-    values = opt.space.values(opt._warm_start(warm))
+    start = opt._warm_start(warm)
+    values = opt.space.values(start.x)
     assert values["stance_tibialis.stretch_gain"] == pytest.approx(1.0)  # not the warm start's 3
     assert values["knee.theta"] == pytest.approx(overrides["knee.theta"]["start"])
     assert values["lift.hip"] == pytest.approx(best["parameters"]["controller"]["lift.hip"])
-    assert any("start values replace the warm start's: 2" in n for n in opt.warm_start_notes)
+    assert any("start values replace the warm start's: 2" in n for n in start.notes)
     # a later stage of an experiment continues the stage before it: its space has no start values
     # (Experiment's stage spaces, optimize.space.without_starts), and the warm start's values stay
     later_space = without_starts(overrides, ParameterSpace.of_creature("HumanLegs").entries)
@@ -141,10 +142,11 @@ def test_a_start_value_begins_the_search_there_with_or_without_a_warm_start(smal
     later = Optimization(
         small_settings(init=str(warm), parameters=later_space), tmp_path / "stage2", progress=False
     )
-    later_values = later.space.values(later._warm_start(warm))
+    later_start = later._warm_start(warm)
+    later_values = later.space.values(later_start.x)
     assert later_values["stance_tibialis.stretch_gain"] == pytest.approx(3.0)
     assert later_values["knee.theta"] == pytest.approx(best["parameters"]["controller"]["knee.theta"])
-    assert not any("start values" in n for n in later.warm_start_notes)
+    assert not any("start values" in n for n in later_start.notes)
 
 
 @pytest.mark.parametrize(

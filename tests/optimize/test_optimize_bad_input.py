@@ -127,7 +127,7 @@ def test_init_from_another_creature(finished_run, humanlegs_osim, small_settings
     opt = Optimization(
         small_settings(init=str(init), init_other_creature=True), tmp_path / "ok", progress=False
     )
-    x0 = opt._warm_start(init)
+    x0 = opt._warm_start(init).x
     assert x0 == pytest.approx(opt.space.x_from_values(opt.space.flatten(best["parameters"])))
     assert np.any(x0 != 0)
 
@@ -185,7 +185,7 @@ def test_a_warm_start_never_reports_a_worse_best(finished_run, small_settings, t
         tmp_path / "exact",
         progress=False,
     )
-    x0 = opt._warm_start(finished_run / "best.json")
+    x0 = opt._warm_start(finished_run / "best.json").x
     first = opt.state.es.ask()[0]
     assert np.max(np.abs(first - np.clip(x0, opt.space.lower_x, opt.space.upper_x))) < 1e-12
     # ... and is simulated with the warm start's values to the last bit (decoding its CMA-ES
