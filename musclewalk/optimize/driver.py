@@ -509,8 +509,7 @@ class Optimization:
         s.parameters = self.space.overrides  # stored as resolved: float values
         self._check_model()
         if not resume:
-            x0 = np.zeros(len(self.space))
-            warm = WarmStart(x0, {}, []) if not s.init else self._warm_start(Path(s.init))
+            warm = self._warm_start(Path(s.init)) if s.init else WarmStart(np.zeros(len(self.space)), {}, [])
             x0 = warm.x
             opts = {
                 "popsize": s.popsize,
