@@ -4,6 +4,7 @@ warm-started from the best of the one before. `musclewalk optimize EXPERIMENT.ya
 Snakemake read the same file. Format (paths relative to the experiment file's folder):
 
     description: text
+    extends: other.yaml                # optional: that experiment file's values under this one's
     creature: Human                    # a preset name or a creature .yaml file
     variant: human                     # optional: names the run beside others of the same
                                        # creature, task and speed (Snakemake's run
@@ -66,6 +67,14 @@ while the rest of the gait adapts. The names are checked against the creature wh
 loaded (optimize.space: parse_overrides, resolve_overrides); a stage's checkpoint keeps the
 overrides it started with and running the file again with other ones is refused.
 
+A file that ``extends`` another (a .yaml file relative to it, itself possibly extending a third)
+is that file's values with its own over them: ``parameters`` and ``defaults`` key by key (a key
+here replaces the same key there), every other key (``stages`` included) whole. Relative paths are
+resolved against the file that names them. Such a file gives its own ``description`` (the extended
+one's would describe another experiment in every log); the extended file must be a valid
+experiment on its own (its errors name it). So a try that adds one bound to another's search space
+says only that, e.g. a new set of stages over the previous try's space and warm start.
+
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
 the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""
 
@@ -95,6 +104,7 @@ STAGE_KEYS = {
 STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "parameters")
 TOP_KEYS = {
     "description",
+    "extends",
     "creature",
     "speed",
     "objective",
@@ -123,6 +133,65 @@ class ExperimentError(ValueError):
     """A bad experiment file; the message names the file and the key."""
 
 
+# the keys whose values are paths relative to the file that names them
+_RELATIVE_KEYS = ("creature", "task", "objective", "warm_start")
+# the sections an extending file merges key by key
+_MERGED_KEYS = ("parameters", "defaults")
+
+
+def _absolute(value, folder: Path, key: str):
+    """A relative path value made absolute against ``folder`` (names and other values as given):
+    warm_start is always a path, the others only as a .yaml file."""
+    if not isinstance(value, str) or not value:
+        return value
+    if key == "warm_start" or value.endswith((".yaml", ".yml")):
+        return str((folder / value).resolve())
+    return value
+
+
+def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
+    """An experiment file's values with what it ``extends`` resolved (its paths made absolute)
+    and the extended files, nearest first; ExperimentError naming the file and the key."""
+    data = read_yaml(path, ExperimentError, "experiment file")
+    if not isinstance(data, dict):
+        raise ExperimentError(f"{path}: expected a mapping (creature, speed, ...)")
+    data = dict(data)
+    if "extends" not in data:
+        return data, ()
+    base_name = data.pop("extends")
+    if not isinstance(base_name, str) or not base_name.endswith((".yaml", ".yml")):
+        raise ExperimentError(f"{path}: extends: expected an experiment .yaml file, got {base_name!r}")
+    if "description" not in data:
+        raise ExperimentError(
+            f"{path}: description: required in a file that extends another experiment (the "
+            "extended one's would describe another experiment in every log)"
+        )
+    base_path = (path.parent / base_name).resolve()
+    if not base_path.is_file():
+        raise ExperimentError(f"{path}: extends: {base_path}: no such experiment file")
+    chain = (*chain, path.resolve())
+    if base_path in chain:
+        raise ExperimentError(f"{path}: extends: {base_name!r} extends this file again (a cycle)")
+    base, merged = Experiment._load(base_path, chain)  # valid on its own: its errors name it
+    merged = dict(merged)
+    for key in _RELATIVE_KEYS:
+        if key in merged:
+            merged[key] = _absolute(merged[key], base_path.parent, key)
+    if isinstance(merged.get("stages"), list):
+        merged["stages"] = [
+            {**stage, "task": _absolute(stage["task"], base_path.parent, "task")}
+            if isinstance(stage, dict) and "task" in stage
+            else stage
+            for stage in merged["stages"]
+        ]
+    for key, value in data.items():
+        if key in _MERGED_KEYS and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return merged, (base.path, *base.extends)
+
+
 def is_experiment_file(path) -> bool:
     """Whether ``path`` is meant as an experiment file: a YAML file that names its creature (a
     creature file does not). A bad experiment file is one (Experiment.load says what is wrong)."""
@@ -134,7 +203,7 @@ def is_experiment_file(path) -> bool:
         data = yaml.safe_load(Path(path).read_text())
     except yaml.YAMLError:
         return False
-    return isinstance(data, dict) and "creature" in data
+    return isinstance(data, dict) and ("creature" in data or "extends" in data)
 
 
 @dataclass(frozen=True)
@@ -169,6 +238,12 @@ class Experiment:
     parameters: dict = field(default_factory=dict)  # the file's parameter overrides
     # (optimize.space), stored form; each stage's own space is Stage.parameters
     variant: str = ""  # "" or the run-name suffix of an experiment beside others of its run
+    extends: tuple[Path, ...] = ()  # the files it extends, nearest first (absolute)
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The experiment file and every file it extends: what its runs depend on."""
+        return (self.path, *self.extends)
 
     def stage_dir(self, out: Path, index: int) -> Path:
         """The last stage writes the experiment's result into ``out`` itself."""
@@ -179,14 +254,17 @@ class Experiment:
     @classmethod
     def load(cls, path) -> "Experiment":
         """The experiment of a file; ExperimentError naming the file and the key."""
-        path = Path(path)
-        data = read_yaml(path, ExperimentError, "experiment file")
+        return cls._load(Path(path), ())[0]
+
+    @classmethod
+    def _load(cls, path: Path, chain: tuple) -> tuple["Experiment", dict]:
+        """The experiment of a file and its values with what it extends resolved (``chain``: the
+        files extending it, to refuse a cycle)."""
+        data, extends = _file_data(path, chain)
 
         def err(key, message):
             return ExperimentError(f"{path}: {key}: {message}")
 
-        if not isinstance(data, dict):
-            raise ExperimentError(f"{path}: expected a mapping (creature, speed, ...)")
         unknown = sorted(set(data) - TOP_KEYS)
         if unknown:
             raise err(unknown[0], f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
@@ -227,7 +305,7 @@ class Experiment:
                 f"the last stage runs the experiment's task ({data.get('task', DEFAULT_TASK)}), not "
                 f"{stages[-1].task}",
             )
-        return cls(
+        experiment = cls(
             name=path.stem,
             path=path.resolve(),
             creature=creature,
@@ -240,7 +318,9 @@ class Experiment:
             task=task_name,
             parameters=parameters,
             variant=variant,
+            extends=extends,
         )
+        return experiment, data
 
     @staticmethod
     def _check_stop_terms(stages: tuple, objective: str, err) -> None:

@@ -217,7 +217,7 @@ def run_experiment(wc):
 
 def experiment_file(wc):
     exp = run_experiment(wc)
-    return [str(exp.path)] if exp is not None else []
+    return [str(f) for f in exp.files] if exp is not None else []
 
 
 def optimize_arguments(wc, input, threads):
