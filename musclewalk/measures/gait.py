@@ -147,6 +147,21 @@ class SpeedErrorFromStart(SpeedError):
         return super().value(sample)
 
 
+class TimeAfterTermination(Measure):
+    """0 while the run goes on and 1 for the rest of t_max after an early termination: averaged,
+    the share of t_max a fall cut off. Not in the paper: its speed term (eq. 34) is 1 before the
+    second touch-down and after a fall alike, so candidates that fall before stepping, as every
+    one does from the Ostrich's and LongNeck's template defaults, score the same however long they
+    stay up; this term orders them (a bootstrap stage's objective,
+    models/objectives/geijtenbeek2013-survive.yaml)."""
+
+    name, unit = "time_after_termination", "1"
+    after_termination = 1.0
+
+    def value(self, sample):
+        return 0.0
+
+
 class HeadOrientationError(Measure):
     """Rotation angle between the head's orientation and its target: the base-pose orientation
     turned to the target heading (eq. 35)."""
@@ -304,6 +319,7 @@ MEASURES: dict[str, type[Measure]] = {
     for m in (
         SpeedError,
         SpeedErrorFromStart,
+        TimeAfterTermination,
         HeadOrientationError,
         HeadVelocityError,
         FootSlide,

@@ -37,6 +37,9 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
                                        # target-speed continuation: at the stage's speed)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
+        objective: geijtenbeek2013-survive   # optional: the stage's objective (e.g. a first
+                                       # stage that rewards staying up before the file's
+                                       # objective; the last stage runs the file's)
         parameters:                    # optional: this stage's own overrides, over the file's
           knee.theta: {lower: -0.1, start: -0.1}   # (a key here replaces the same key there)
     parameters:                        # optional: the search space of every stage
@@ -101,7 +104,7 @@ STAGE_KEYS = {
     "stop_when_walking": "walking",  # true, false or "unperturbed" (driver.Settings)
     "stop_when_met": "terms",  # objective term names (driver.Settings.stop_when_met)
 }
-STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "parameters")
+STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "objective", "parameters")
 TOP_KEYS = {
     "description",
     "extends",
@@ -179,8 +182,11 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
             merged[key] = _absolute(merged[key], base_path.parent, key)
     if isinstance(merged.get("stages"), list):
         merged["stages"] = [
-            {**stage, "task": _absolute(stage["task"], base_path.parent, "task")}
-            if isinstance(stage, dict) and "task" in stage
+            {
+                **stage,
+                **{k: _absolute(stage[k], base_path.parent, k) for k in ("task", "objective") if k in stage},
+            }
+            if isinstance(stage, dict)
             else stage
             for stage in merged["stages"]
         ]
@@ -219,6 +225,8 @@ class Stage:
     stop_when_met: tuple = ()  # objective term names (driver.Settings.stop_when_met)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
+    objective: str | None = None  # the stage's objective, as Experiment.objective (None: the
+    # experiment's)
     parameters: dict = field(default_factory=dict)  # the stage's search space (the file's
     # overrides with the stage's own over them, stored form); {}: the full space
 
@@ -299,6 +307,12 @@ class Experiment:
                 f"stages[{len(stages) - 1}].speed",
                 f"the last stage runs at the experiment's speed ({speed:g} m/s), not {stages[-1].speed:g}",
             )
+        if stages[-1].objective not in (None, objective):
+            raise err(
+                f"stages[{len(stages) - 1}].objective",
+                f"the last stage runs the experiment's objective ({data.get('objective', task.objective)}), "
+                f"not {stages[-1].objective}",
+            )
         if stages[-1].task not in (None, task_name):
             raise err(
                 f"stages[{len(stages) - 1}].task",
@@ -334,13 +348,17 @@ class Experiment:
                 raise err(
                     f"stages[{i}].stop_when_met", "a stage stops either when walking or when terms are met"
                 )
-            if loaded is None:
+            if stage.objective is not None:
+                own = Objective.load(stage.objective)  # loaded once already (Experiment._stages)
+            elif loaded is None:
                 try:
-                    loaded = Objective.load(objective)
+                    own = loaded = Objective.load(objective)
                 except ObjectiveError as exc:
                     raise err("objective", str(exc)) from None
+            else:
+                own = loaded
             try:
-                loaded.check_stop_terms(stage.stop_when_met)
+                own.check_stop_terms(stage.stop_when_met)
             except ObjectiveError as exc:
                 raise err(f"stages[{i}].stop_when_met", str(exc)) from None
 
@@ -428,11 +446,19 @@ class Experiment:
             task = None
             if "task" in raw:
                 task, _ = cls._task(raw, path, lambda k, m, key=key: err(f"{key}.{k}", m))
+            objective = None
+            if "objective" in raw:
+                objective = cls._relative_file(raw["objective"], path, f"{key}.objective", err)
+                try:
+                    Objective.load(objective)
+                except ObjectiveError as exc:
+                    raise err(f"{key}.objective", str(exc)) from None
             stages.append(
                 Stage(
                     name=name,
                     scale_passive={str(k): float(v) for k, v in scale.items()},
                     task=task,
+                    objective=objective,
                     parameters=cls._overrides(raw.get("parameters"), f"{key}.parameters", err),
                     **values,
                 )

@@ -186,7 +186,7 @@ def stage_settings(
     command: str = "",
 ) -> Settings:
     """The Settings of stage ``index`` of ``exp`` as a new run: the stage's speed or the file's,
-    the file's objective, the stage's task or the file's (Experiment.load filled in the task's
+    the stage's objective or the file's, the stage's task or the file's (Experiment.load filled in the task's
     values where the file gives none), the stage's own values, ``init`` as its warm start, its search space
     (Stage.parameters), and the ``options`` (EXPERIMENT_OPTIONS) the caller gave."""
     options = _experiment_options(exp, options)
@@ -201,7 +201,7 @@ def stage_settings(
         popsize=stage.popsize,
         stop_when_walking=stage.stop_when_walking,
         stop_when_met=stage.stop_when_met,
-        objective=exp.objective,
+        objective=exp.objective if stage.objective is None else stage.objective,
         task=exp.task if stage.task is None else stage.task,
         parameters=dict(stage.parameters),
         parameters_source=str(exp.path) if stage.parameters else "",

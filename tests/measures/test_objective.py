@@ -494,3 +494,27 @@ def test_metabolic_measures_refuse_ideal_muscles(name, term):
     objective.check_muscle_model("millard", "human.osim")
     IDEAL.check_muscle_model("ideal", "ideal.osim")
     IDEAL.check_muscle_model("millard", "human.osim")  # the sum of tendon forces
+
+
+def test_time_after_termination_is_the_share_of_t_max_a_fall_cut_off():
+    """The survive objective's extra term: 0 while the run goes on, so a run that falls after 5
+    of 10 control intervals averages 0.5, one that falls after 8 averages 0.2 and a full run 0;
+    under the paper's terms the two falls score the same speed term (1: no second touch-down)."""
+    from musclewalk.measures.objective import Objective
+
+    survive = Objective.load("geijtenbeek2013-survive")
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    fallen = {}
+    for steps in (5, 8, N + 1):
+        rec = ObjectiveRecorder(fake_sim(), scenario, survive)
+        feed(rec, range(steps))
+        avg = rec.finish(min(steps, N) * DT, terminated=steps <= N)
+        fallen[steps] = avg["fallen"]
+    assert fallen == pytest.approx({5: 0.5, 8: 0.2, N + 1: 0.0}, abs=1e-12)
+    paper = Objective.load("geijtenbeek2013")
+    speeds = []
+    for steps in (5, 6):  # both before the second touch-down (k = 7)
+        rec = ObjectiveRecorder(fake_sim(), scenario, paper)
+        feed(rec, range(steps))
+        speeds.append(rec.finish(steps * DT, terminated=True)["speed"])
+    assert speeds == [pytest.approx(1.0), pytest.approx(1.0)]

@@ -283,5 +283,36 @@ def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):
     message = str(caught.value)
     assert "defaults.name: unknown key (known: speed," in message and "scale_passive" not in message
     path = tiny(tmp_path, stages=[{"name": "a", "tempo": 1}])
-    with pytest.raises(ExperimentError, match=r"known: name, scale_passive, task, parameters, speed"):
+    with pytest.raises(ExperimentError, match=r"known: name, scale_passive, task, objective, parameters, speed"):
         Experiment.load(path)
+
+
+def test_a_stage_may_run_its_own_objective_and_the_last_runs_the_files(tmp_path):
+    """A bootstrap stage as data: a stage's objective (a name or a file beside the experiment) is
+    what its evaluations are scored by and what its stop rule reads; the last stage runs the
+    file's objective, the run's."""
+    (tmp_path / "objectives").mkdir()
+    mine = tmp_path / "objectives" / "mine.yaml"
+    mine.write_text((REPO / "models" / "objectives" / "geijtenbeek2013-survive.yaml").read_text())
+    path = tiny(
+        tmp_path,
+        stages=[
+            {"name": "survive", "objective": "geijtenbeek2013-survive", "stop_when_met": ["speed"]},
+            {"name": "mine", "objective": "objectives/mine.yaml"},
+            {"name": "walk"},
+        ],
+    )
+    exp = Experiment.load(path)
+    objectives = [stage_settings(exp, i).objective for i in range(3)]
+    assert objectives == ["geijtenbeek2013-survive", str(mine.resolve()), "geijtenbeek2013"]
+
+    bad = tiny(tmp_path, stages=[{"name": "only", "objective": "geijtenbeek2013-survive"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].objective: the last stage runs"):
+        Experiment.load(bad)
+    missing = tiny(tmp_path, stages=[{"name": "a", "objective": "objectives/none.yaml"}, {"name": "b"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].objective: "):
+        Experiment.load(missing)
+    # a stop rule names the stage's own objective's terms: the paper's has no `fallen`
+    wrong = tiny(tmp_path, stages=[{"name": "a", "stop_when_met": ["fallen"]}, {"name": "b"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].stop_when_met: "):
+        Experiment.load(wrong)
