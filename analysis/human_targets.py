@@ -298,11 +298,18 @@ def grf_split(comparison: dict) -> list[str]:
     ]
 
 
+def both_legs_measured(comparison: dict | None) -> bool:
+    """Whether `musclewalk compare` found a gait cycle after 2 s of each leg (a run that falls
+    soon after 2 s may have one of a single leg: its targets are not measured)."""
+    return comparison is not None and all(f"{s}.hip_flexion" in comparison["variables"] for s in SIDES)
+
+
 def no_cycle_table(name: str, analysis: dict) -> str:
-    """The table of a run that falls before `musclewalk compare` finds a gait cycle after 2 s."""
+    """The table of a run that falls before `musclewalk compare` finds a gait cycle after 2 s of
+    each leg."""
     lines = [
         f"{name}: no target measured: it falls after {analysis['simulated_time']:.2f} s "
-        f"({analysis['termination_reason']}), before a complete gait cycle after 2 s"
+        f"({analysis['termination_reason']}), before a complete gait cycle of each leg after 2 s"
     ]
     extra = diagnostics(analysis)
     if extra:
@@ -318,7 +325,7 @@ def main(argv=None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         for run in args.runs:
             analysis, comparison = resimulate_or_fall(run, work)
-            if comparison is None:
+            if not both_legs_measured(comparison):
                 tables.append(no_cycle_table(str(run), analysis))
             else:
                 tables.append(table(str(run), analysis, comparison))

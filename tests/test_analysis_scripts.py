@@ -119,7 +119,11 @@ def test_human_targets_judge_each_figure():
         "gross metabolic cost of transport, J/(kg m)",
     ]
     # a run that falls before a gait cycle after 2 s (compare refuses it) says so, with its causes
-    from human_targets import no_cycle_table
+    from human_targets import both_legs_measured, no_cycle_table
+
+    assert both_legs_measured(comparison) and not both_legs_measured(None)
+    one_leg = {**comparison, "variables": {k: v for k, v in comparison["variables"].items() if k[0] == "r"}}
+    assert not both_legs_measured(one_leg)  # fell soon after 2 s: a cycle of the right leg only
 
     fell = {
         **analysis,
@@ -130,7 +134,8 @@ def test_human_targets_judge_each_figure():
     }
     lines = no_cycle_table("x", fell).splitlines()
     assert lines[0] == (
-        "x: no target measured: it falls after 1.90 s (com_height), before a complete gait cycle after 2 s"
+        "x: no target measured: it falls after 1.90 s (com_height), before a complete gait cycle of "
+        "each leg after 2 s"
     )
     assert lines[-1] == "- most switching excitations, per s: hip_abductor_posterior_l 31"
 

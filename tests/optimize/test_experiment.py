@@ -283,7 +283,8 @@ def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):
     message = str(caught.value)
     assert "defaults.name: unknown key (known: speed," in message and "scale_passive" not in message
     path = tiny(tmp_path, stages=[{"name": "a", "tempo": 1}])
-    with pytest.raises(ExperimentError, match=r"known: name, scale_passive, task, objective, parameters, speed"):
+    known = r"known: name, scale_passive, task, objective, parameters, speed"
+    with pytest.raises(ExperimentError, match=known):
         Experiment.load(path)
 
 
