@@ -263,14 +263,15 @@ def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     are told apart by the experiment's variant; the quick budget passes the experiment's search
     space (--parameters) and warm-starts from the committed human-objective result."""
     config = yaml.safe_load(yaml.safe_dump(GOOD))
-    assert {"experiment": "config/experiments/human-walk-1.3-human-swingfoot.yaml"} in config["runs"]
+    assert {"experiment": "config/experiments/human-walk-1.3-human-committed.yaml"} in config["runs"]
     result = dry_run(tmp_path, config, "-p", "--forceall")  # planned whatever results/ holds
     assert result.returncode == 0, result.stderr[-2000:]
     commands = [line for line in result.stdout.splitlines() if "musclewalk " in line]
     variant = [c for c in commands if "results/optimize/Human-walk-1.3-human " in c]
     assert len(variant) == 1, commands
-    assert "--objective human-cadence --parameters " in variant[0]
-    assert '"swing_foot.follow_shank": {"lower": 0.5}' in variant[0]
+    assert "--objective human-landing --parameters " in variant[0]
+    assert '"fplus.gastrocnemius": {"upper": 0.5}' in variant[0]
+    assert "--task walk " in variant[0]  # straight, though the committed result was push-trained
     assert "--init models/optimized/Human-walk-1.3-human/best.json" in variant[0]
     # a second experiment of the same run name is refused
     config["runs"].append({"experiment": "config/experiments/human-walk-1.3-human-knee.yaml"})
