@@ -188,7 +188,8 @@ def test_an_experiment_takes_the_task_where_it_says_nothing(tmp_path):
 def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
     for path in sorted((REPO / "config" / "experiments").glob("*.yaml")):
         exp = Experiment.load(path)
-        named = yaml.safe_load(path.read_text()).get("task", "walk")
+        files = [yaml.safe_load(f.read_text()) for f in exp.files]  # the file, then what it extends
+        named = next((data["task"] for data in files if "task" in data), "walk")
         assert exp.task == named and stage_settings(exp, len(exp.stages) - 1).task == named, path
         assert (TASKS / f"{named}.yaml").is_file(), path
         for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside the experiment
