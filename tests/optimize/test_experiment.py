@@ -241,11 +241,17 @@ def test_a_stage_may_run_its_own_task_and_the_last_runs_the_files(tmp_path):
     tasks = [stage_settings(exp, i).task for i in range(3)]
     assert tasks == ["lightpush", str((tmp_path / "tasks" / "push-30.yaml").resolve()), "push"]
 
-    bad = tiny(tmp_path, stages=[{"name": "only", "task": "lightpush"}])
-    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].task: the last stage runs"):
-        Experiment.load(bad)
-    missing = tiny(tmp_path, stages=[{"name": "a", "task": "tasks/none.yaml"}, {"name": "b"}])
-    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].task: "):
+    assert_stage_own_file_refused(tmp_path, "task", "lightpush")
+
+
+def assert_stage_own_file_refused(tmp_path, key, name):
+    """A stage's own ``key`` (task or objective) ``name`` is refused on the last stage, which runs
+    the file's; a missing file there is refused naming the stage's key."""
+    only_stage = tiny(tmp_path, stages=[{"name": "only", key: name}])
+    with pytest.raises(ExperimentError, match=rf"tiny.yaml: stages\[0\].{key}: the last stage runs"):
+        Experiment.load(only_stage)
+    missing = tiny(tmp_path, stages=[{"name": "a", key: f"{key}s/none.yaml"}, {"name": "b"}])
+    with pytest.raises(ExperimentError, match=rf"tiny.yaml: stages\[0\].{key}: "):
         Experiment.load(missing)
 
 
@@ -307,12 +313,7 @@ def test_a_stage_may_run_its_own_objective_and_the_last_runs_the_files(tmp_path)
     objectives = [stage_settings(exp, i).objective for i in range(3)]
     assert objectives == ["geijtenbeek2013-survive", str(mine.resolve()), "geijtenbeek2013"]
 
-    bad = tiny(tmp_path, stages=[{"name": "only", "objective": "geijtenbeek2013-survive"}])
-    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].objective: the last stage runs"):
-        Experiment.load(bad)
-    missing = tiny(tmp_path, stages=[{"name": "a", "objective": "objectives/none.yaml"}, {"name": "b"}])
-    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].objective: "):
-        Experiment.load(missing)
+    assert_stage_own_file_refused(tmp_path, "objective", "geijtenbeek2013-survive")
     # a stop rule names the stage's own objective's terms: the paper's has no `fallen`
     wrong = tiny(tmp_path, stages=[{"name": "a", "stop_when_met": ["fallen"]}, {"name": "b"}])
     with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].stop_when_met: "):
