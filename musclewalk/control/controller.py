@@ -541,6 +541,7 @@ class Controller:
             )
         else:
             ankle_r = ankle_l = self._ankle_target
+        self._foot_pitch_targets = (ankle_r, ankle_l)
         facing_targets = few_facing_rotations(
             (target_heading, target_heading, target_heading, psi, psi, target_heading),
             (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),
@@ -682,7 +683,8 @@ class Controller:
                 s.body_R[cm.upper_body[leg]], s.body_R[cm.lower_body[leg]]
             )
             row[f"foot_pitch_{tag}"] = foot_pitch(s.body_R[cm.foot_body[leg]])
+            # the swing / stance-preparation foot's target (with swing_foot.follow_shank, per leg)
+            row[f"foot_pitch_target_{tag}"] = self._foot_pitch_targets[leg]
         row["knee_flexion_target"] = self.params["knee.theta"]
-        row["foot_pitch_target"] = self.params["ankle.theta"]
         row["excitation_mean"] = float(self.excitation.mean())
         return row

@@ -112,6 +112,27 @@ def test_a_swing_foot_that_follows_the_shank_keeps_the_ankle_angle():
     assert not np.allclose(_swing_ankle_feedback(0.0, -0.3), base, atol=1e-3)
 
 
+def test_controller_csv_logs_the_foot_pitch_target_it_aimed_for():
+    """With the swing foot following the shank, each leg's logged target is that leg's (the
+    paper's ankle.theta plus follow_shank times its lower leg's pitch change), not ankle.theta."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import Controller
+    from musclewalk.control.targets import swing_foot_pitch_targets
+
+    creature = build_creature()
+    params = {**zero_constants(creature.model), "swing_foot.follow_shank": 0.5, "ankle.theta": 0.1}
+    controller = Controller(creature.model, params)
+    sensors = base_sensors(creature)
+    sensors.body_R[creature.model.lower_body[1]] = rot_z(-0.4)
+    controller.step(sensors)
+    row = controller.log_row()
+    pitch0 = controller._lower_leg_pitch0
+    right, left = swing_foot_pitch_targets(0.1, 0.5, (pitch0, pitch0 - 0.4), pitch0)
+    assert (row["foot_pitch_target_r"], row["foot_pitch_target_l"]) == pytest.approx((right, left))
+    assert left == pytest.approx(0.1 - 0.2)
+
+
 def test_swing_foot_pitch_targets():
     from musclewalk.control.targets import swing_foot_pitch_targets
 
