@@ -509,7 +509,15 @@ def _cmd_robustness(args):
     checked and the run folder read before the first trial; the JSON written atomically."""
     import json
 
-    from .analysis.robustness import Protocol, Walker, measure, summary_line
+    from .analysis.robustness import (
+        Protocol,
+        TrialLog,
+        Walker,
+        measure,
+        partial_path,
+        summary_line,
+        walker_identity,
+    )
     from .io_checks import check_output_file, write_files_together
 
     def protocol(speed):
@@ -535,9 +543,13 @@ def _cmd_robustness(args):
     if speed is None:
         raise UsageError(f"--speed: required ({walker.best} has no target speed)")
     proto = protocol(speed)
+    log = TrialLog(partial_path(args.out), proto, walker_identity(walker))
+    if len(log):
+        print(f"resuming: {len(log)} finished trial(s) kept in {log.path}", file=sys.stderr, flush=True)
     progress = None if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    result = measure(walker, proto, progress)
+    result = measure(walker, proto, progress, log)
     write_files_together({args.out: (json.dumps(result, indent=1) + "\n").encode()})
+    log.remove()
     print(summary_line(result, args.out))
 
 
@@ -767,7 +779,12 @@ def _add_robustness_command(sub) -> None:
     )
     s.add_argument("--test", required=True, choices=["push", "slope", "turn"])
     s.add_argument(
-        "-o", "--out", type=Path, required=True, help="result JSON (written when all trials are done)"
+        "-o",
+        "--out",
+        type=Path,
+        required=True,
+        help="result JSON (written when all trials are done; until then the finished trials are kept "
+        "in OUT.partial.json, and the same command run again resumes from them)",
     )
     s.add_argument("--seeds", type=int, default=10, help="number of seeds (default 10)")
     s.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1): seeds S, S+1, ...")

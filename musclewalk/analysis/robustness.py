@@ -36,10 +36,19 @@ seed of the pushes' directions, the ramps or the heading path, the same at every
 Push and turn trials reuse one Simulator (flat ground); a slope trial builds its own (the ramps
 are contact planes of the OpenSim model, one contact force of the model's kind per sphere and
 segment). A trial in which OpenSim raises fails with reason ``opensim_error``.
+
+A protocol takes up to an hour or more on one core: every finished trial is kept in
+``OUT.partial.json`` beside the output (`TrialLog`), so a protocol stopped part-way (a session's
+end) resumes when the same command runs again, reusing the trials of the same protocol on the same
+walker (model file and parameters) and refusing the file otherwise; the trials are independent
+and deterministic, so the result is the uninterrupted one's. The file goes once the output is
+written.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import statistics
 import time
@@ -409,15 +418,24 @@ def run_protocol(
     params: Mapping[str, float],
     simulator_for: Callable[[RampTerrain | None], object],
     progress: Callable[[str], None] | None = None,
+    log: "TrialLog | None" = None,
 ) -> dict:
     """Every seed stepped up to its first failure. ``simulator_for(terrain)`` gives the simulator
-    of a trial (terrain None: flat ground; `SimulatorCache`). The result as the output JSON
-    holds it (without the run folder's description, which the caller adds)."""
+    of a trial (terrain None: flat ground; `SimulatorCache`); ``log`` keeps each finished trial
+    and gives back those of an earlier, stopped run (wall_time then counts both). The result as
+    the output JSON holds it (without the run folder's description, which the caller adds)."""
     wall0 = time.perf_counter()
+    earlier_wall = log.earlier_wall_time if log is not None else 0.0
 
     def trial(level, seed):
+        kept = log.get(seed, level) if log is not None else None
+        if kept is not None:
+            return kept
         scenario, terrain = protocol.trial(level, seed)
-        return run_trial(protocol, simulator_for(terrain), params, scenario, level)
+        record = run_trial(protocol, simulator_for(terrain), params, scenario, level)
+        if log is not None:
+            log.add(seed, record, time.perf_counter() - wall0)
+        return record
 
     seeds = [step_seed(protocol, seed, trial, progress) for seed in protocol.seed_list()]
     maxima = [s["max_survived"] for s in seeds]
@@ -430,9 +448,88 @@ def run_protocol(
         "seeds_below_start": sum(v is None for v in maxima),
         "seeds_capped": sum(s["capped"] for s in seeds),
         "trials": sum(len(s["trials"]) for s in seeds),
-        "wall_time": time.perf_counter() - wall0,
+        "wall_time": earlier_wall + time.perf_counter() - wall0,
         "seeds": seeds,
     }
+
+
+# ------------------------------------------------------------------------------ resuming
+def partial_path(out) -> Path:
+    """Where the finished trials of an unfinished protocol writing ``out`` are kept."""
+    out = Path(out)
+    return out.with_name(out.stem + ".partial.json")
+
+
+def walker_identity(walker: "Walker") -> dict:
+    """What a kept trial was run on: the model file's and the parameters' SHA-256."""
+    params = json.dumps(walker.params, sort_keys=True).encode()
+    return {
+        "model_sha256": hashlib.sha256(walker.model.read_bytes()).hexdigest(),
+        "parameters_sha256": hashlib.sha256(params).hexdigest(),
+    }
+
+
+class TrialLog:
+    """The finished trials of one protocol on one walker, rewritten (atomically) to ``path``
+    after every trial. A file there already is an earlier run of the same command: its trials
+    are reused when its protocol and walker are these, and refused (ProtocolError naming the file
+    and the key) when not."""
+
+    def __init__(self, path, protocol: Protocol, walker: dict):
+        self.path = Path(path)
+        # as JSON gives it back (tuples as lists), to compare with a kept file
+        self.protocol = json.loads(json.dumps(protocol.as_dict()))
+        self.walker = dict(walker)
+        self._trials: list[dict] = []
+        self.earlier_wall_time = 0.0
+        if self.path.exists():
+            self._read()
+
+    def _read(self) -> None:
+        try:
+            kept = json.loads(self.path.read_text())
+            trials, wall = kept["trials"], float(kept["wall_time"])
+            walker, protocol = kept["walker"], kept["protocol"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ProtocolError(
+                f"{self.path}: not a protocol's kept trials ({exc}); delete it to start over"
+            ) from None
+        for key, mine, theirs in (("walker", self.walker, walker), ("protocol", self.protocol, protocol)):
+            if mine != theirs:
+                keys = [*mine, *(k for k in theirs if k not in mine)]
+                differs = [k for k in keys if mine.get(k) != theirs.get(k)]
+                raise ProtocolError(
+                    f"{self.path}: {key}.{differs[0]}: its trials are of another {key} than this "
+                    f"command's ({theirs.get(differs[0])!r}, not {mine.get(differs[0])!r}); delete it to "
+                    "start over or run the command that made it"
+                )
+        self._trials = list(trials)
+        self.earlier_wall_time = wall
+
+    def __len__(self) -> int:
+        return len(self._trials)
+
+    def get(self, seed: int, level: float) -> dict | None:
+        for entry in self._trials:
+            if entry["seed"] == seed and entry["record"]["level"] == level:
+                return entry["record"]
+        return None
+
+    def add(self, seed: int, record: dict, wall_time: float) -> None:
+        """``record`` of ``seed`` kept; ``wall_time``: this run's so far."""
+        from ..io_checks import write_files_together
+
+        self._trials.append({"seed": seed, "record": record})
+        kept = {
+            "walker": self.walker,
+            "protocol": self.protocol,
+            "wall_time": self.earlier_wall_time + wall_time,
+            "trials": self._trials,
+        }
+        write_files_together({self.path: (json.dumps(kept, indent=1) + "\n").encode()})
+
+    def remove(self) -> None:
+        self.path.unlink(missing_ok=True)
 
 
 class SimulatorCache:
@@ -462,11 +559,11 @@ class SimulatorCache:
             raise SimulationError(str(exc)) from None
 
 
-def measure(walker: Walker, protocol: Protocol, progress=None) -> dict:
-    """The protocol run on ``walker``: the output JSON's content."""
+def measure(walker: Walker, protocol: Protocol, progress=None, log: TrialLog | None = None) -> dict:
+    """The protocol run on ``walker`` (``log``: run_protocol's): the output JSON's content."""
     from .. import __version__
 
-    result = run_protocol(protocol, walker.params, SimulatorCache(walker), progress)
+    result = run_protocol(protocol, walker.params, SimulatorCache(walker), progress, log)
     head = {
         "creature": walker.meta.creature,
         "run": str(walker.run_dir),

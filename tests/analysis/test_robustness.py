@@ -122,6 +122,68 @@ def _same_directions(scenario, reference):
     return a.shape == b.shape and np.allclose(a, b)
 
 
+def _without_wall_times(value):
+    """``value`` with every wall_time left out (the one thing a resumed protocol may change)."""
+    if isinstance(value, dict):
+        return {k: _without_wall_times(v) for k, v in value.items() if k != "wall_time"}
+    if isinstance(value, list):
+        return [_without_wall_times(v) for v in value]
+    return value
+
+
+class SessionEnd(Exception):
+    """A protocol stopped part-way (the session's end kills it)."""
+
+
+def test_a_stopped_protocol_resumes_from_its_kept_trials(tmp_path):
+    """Every finished trial is kept beside the output; the same protocol on the same walker run
+    again reuses them (no trial simulated twice) and gives the uninterrupted result; another
+    protocol or walker is refused naming the file."""
+    falls_at = {1: 40, 2: 20, 3: 70}
+    protocol = rb.Protocol("push", 1.3, seeds=3, duration=2.5)
+    seeds = {s: protocol.trial(1.0, s)[0] for s in protocol.seed_list()}
+
+    def falls(scenario, _):
+        seed = next(s for s, ref in seeds.items() if _same_directions(scenario, ref))
+        return push_magnitude(scenario) >= falls_at[seed]
+
+    simulator_for, whole = simulators(falls)
+    uninterrupted = rb.run_protocol(protocol, {}, simulator_for)
+    walker = {"model_sha256": "a", "parameters_sha256": "b"}
+    path = rb.partial_path(tmp_path / "push.json")
+    assert path == tmp_path / "push.partial.json"
+
+    simulator_for, first = simulators(falls)
+
+    def stopping(terrain):
+        if len(first) == 6:  # in the second seed
+            raise SessionEnd
+        return simulator_for(terrain)
+
+    with pytest.raises(SessionEnd):
+        rb.run_protocol(protocol, {}, stopping, log=rb.TrialLog(path, protocol, walker))
+    assert len(rb.TrialLog(path, protocol, walker)) == 6
+
+    simulator_for, second = simulators(falls)
+    log = rb.TrialLog(path, protocol, walker)
+    resumed = rb.run_protocol(protocol, {}, simulator_for, log=log)
+    assert len(first) + len(second) == len(whole) == resumed["trials"] == 4 + 2 + 7
+    assert [r.pushes for r, _, _ in first + second] == [r.pushes for r, _, _ in whole]
+    assert resumed["wall_time"] >= log.earlier_wall_time
+    assert _without_wall_times(resumed) == _without_wall_times(uninterrupted)
+
+    other = rb.Protocol("push", 1.3, seeds=3, duration=2.5, step=5)
+    with pytest.raises(rb.ProtocolError, match=r"push.partial.json: protocol.step: .*another protocol"):
+        rb.TrialLog(path, other, walker)
+    with pytest.raises(rb.ProtocolError, match=r"push.partial.json: walker.model_sha256: "):
+        rb.TrialLog(path, protocol, {**walker, "model_sha256": "c"})
+    log.remove()
+    assert not path.exists()
+    path.write_text("{")
+    with pytest.raises(rb.ProtocolError, match=r"push.partial.json: not a protocol's kept trials"):
+        rb.TrialLog(path, protocol, walker)
+
+
 def test_median_level():
     assert rb.median_level([3, 1, 2]) == 2
     assert rb.median_level([4, 1, 2, 3]) == 2.5
@@ -316,6 +378,17 @@ def test_output_checks(tmp_path, capfd, one_error):
     assert not (tmp_path / "r.json").exists()
 
 
+def test_kept_trials_of_another_protocol_are_one_error_line(tmp_path, capfd, one_error):
+    out = tmp_path / "push.json"
+    walker = rb.Walker.load(RUN)
+    rb.TrialLog(rb.partial_path(out), rb.Protocol("push", 1.3, seeds=2), rb.walker_identity(walker)).add(
+        1, {"level": 10.0, "survived": True}, 1.0
+    )
+    line = one_error(_robustness(RUN, "--test", "push", "-o", out, "--seeds", "3"))
+    assert str(rb.partial_path(out)) in line and "protocol.seeds: " in line and "delete it" in line
+    assert _listing(tmp_path) == ["push.partial.json"]
+
+
 def test_real_push_protocol_on_the_committed_humanlegs(tmp_path, capfd):
     """One seed of 1.5 s trials from 600 N in 200 N steps (at most 5 trials, about 2 s each):
     the committed walker survives some and the stepping stops at its first fall or the cap."""
@@ -356,6 +429,7 @@ def test_real_push_protocol_on_the_committed_humanlegs(tmp_path, capfd):
         assert seed["first_failure"] == levels[-1]
     survived = [t["level"] for t in trials if t["survived"]]
     assert seed["max_survived"] == (survived[-1] if survived else None) == result["median"]
+    assert not rb.partial_path(out).exists()  # the kept trials go with the output written
     assert all(t["simulated_time"] == 1.5 for t in trials if t["survived"])
     (line,) = captured.out.strip().splitlines()
     assert line.startswith("HumanLegs push: median") and str(out) in line
