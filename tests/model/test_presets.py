@@ -141,12 +141,12 @@ def test_overrides_change_dimensions():
     assert not any(b.name.startswith("tail") for b in no_tail.bodies)
 
 
-def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
-    """Every spine and neck DOF of the Human has a CoordinateLimitForce inside the range its
-    template declares (without them the lumbar bent to -81 deg and the head turned -228 deg), and
-    the force pushes back beyond the limit."""
+def _assert_stop_at_declared_ranges(model_path, prefixes, count, push_back):
+    """Every coordinate named with ``prefixes`` (``count`` of them) has a CoordinateLimitForce
+    inside the range its template declares, pushing back by more than ``push_back`` N m 10 deg
+    beyond its upper limit."""
     osim = import_opensim()
-    model = osim.Model(str(built_models["Human"]))
+    model = osim.Model(str(model_path))
     state = model.initSystem()
     limits = {}
     forces = model.getForceSet()
@@ -155,13 +155,10 @@ def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
         if f:
             limits[f.get_coordinate()] = f
     coords = model.getCoordinateSet()
-    spine = [
-        coords.get(i).getName()
-        for i in range(coords.getSize())
-        if coords.get(i).getName().startswith(("lumbar_", "thorax_", "neck_"))
-    ]
-    assert len(spine) == 9
-    for name in spine:
+    names = [coords.get(i).getName() for i in range(coords.getSize())]
+    names = [n for n in names if n.startswith(prefixes)]
+    assert len(names) == count
+    for name in names:
         assert name in limits, name
         c = coords.get(name)
         lo, hi = np.degrees(c.getRangeMin()), np.degrees(c.getRangeMax())
@@ -169,5 +166,17 @@ def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
         assert lo - 1e-9 <= f.get_lower_limit() < 0.0 < f.get_upper_limit() <= hi + 1e-9, name
         c.setValue(state, np.radians(f.get_upper_limit() + 10.0))
         model.realizeVelocity(state)
-        assert f.calcLimitForce(state) < -50.0, name  # N m, pushes back toward the range
+        assert f.calcLimitForce(state) < -push_back, name  # pushes back toward the range
         c.setValue(state, 0.0)
+
+
+def test_human_spine_and_neck_stop_at_their_declared_ranges(built_models):
+    """Without these limits the Human's lumbar bent to -81 deg and its head turned -228 deg."""
+    _assert_stop_at_declared_ranges(built_models["Human"], ("lumbar_", "thorax_", "neck_"), 9, 50.0)
+
+
+@pytest.mark.parametrize("name, dofs", [("Ostrich", 33), ("LongNeck", 27), ("LongLegs", 33)])
+def test_neck_and_tail_stop_at_their_declared_ranges(built_models, name, dofs):
+    """Without these limits the Ostrich's first neck joint folded to 112 deg, and its integrator
+    took about six times the steps (models/templates/neck_tail.yaml)."""
+    _assert_stop_at_declared_ranges(built_models[name], ("neck_", "tail_"), dofs, 10.0)
