@@ -53,7 +53,7 @@ from musclewalk.sim.scenario import Scenario  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from simulation_speed import (  # noqa: E402
     IntegratorLog,
-    load_walker,
+    load_walkers,
     machine,
     parse_walker_arguments,
     walker_arguments,
@@ -141,7 +141,7 @@ def main(argv=None):
     variants = ["baseline"] + [v for v in VARIANTS if v in args.variants and v != "baseline"]
     import_opensim()
     objective = Objective.load(DEFAULT_OBJECTIVE)
-    walkers = [load_walker(r) for r in args.runs]
+    walkers = load_walkers(args.runs)
     print(machine(), flush=True)
     print(
         f"{args.duration:g} s per run, {args.rounds} interleaved round(s); wall: minimum over the "

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import dataclasses
 import os
 import platform
 import re
@@ -166,6 +167,23 @@ def load_walker(run: Path) -> Walker:
     return Walker(label, model, meta, params, speed)
 
 
+def load_walkers(runs) -> list[Walker]:
+    """The walkers of ``runs``; where two names collide (e.g. the stage folders of the same name
+    in two runs) those walkers are named by their path below the runs' common folder."""
+    walkers = [load_walker(r) for r in runs]
+    names = [w.name for w in walkers]
+    if len(set(names)) == len(names):
+        return walkers
+    paths = [Path(r).resolve() for r in runs]
+    if len(set(paths)) < len(paths):
+        raise SystemExit("--runs: a run folder given twice")
+    common = Path(os.path.commonpath(paths))
+    return [
+        dataclasses.replace(w, name=str(path.relative_to(common))) if names.count(w.name) > 1 else w
+        for w, path in zip(walkers, paths)
+    ]
+
+
 def closed_loop(w: Walker):
     times, us = [], []
 
@@ -254,7 +272,7 @@ def main(argv=None):
     ap = walker_arguments(__doc__.split("\n")[0], rounds=3)
     args = parse_walker_arguments(ap, argv)
     import_opensim()
-    walkers = [load_walker(r) for r in args.runs]
+    walkers = load_walkers(args.runs)
     print(machine(), flush=True)
     print(
         f"{args.duration:g} s per run; wall times: minimum of {args.rounds} interleaved "

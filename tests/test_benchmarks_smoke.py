@@ -77,3 +77,22 @@ def test_physics_alternatives_smoke(capfd):
     assert set(rows) == {"baseline", "fixed-1ms", "rigid-tendons"}
     assert "h=1ms" in rows["fixed-1ms"] and float(rows["fixed-1ms"][-3]) == 1000  # steps/s
     assert "adds 8 rigid tendons" in out
+
+
+def test_runs_of_the_same_folder_name_get_their_own_labels(tmp_path):
+    """Two runs' stage folders of one name (run-a/stages/survive, run-b/stages/survive) are told
+    apart by their path below the common folder (one name used to hide the other's integrator statistics)."""
+    import shutil
+
+    bench = _load("simulation_speed")
+    runs = []
+    for run in ("run-a", "run-b"):
+        folder = tmp_path / run / "stages" / "survive"
+        folder.mkdir(parents=True)
+        for name in ("optimized.osim", "optimized.meta.json", "best.json"):
+            shutil.copy(REPO / "models/optimized/HumanLegs-walk-1.3" / name, folder)
+        runs.append(folder)
+    names = [w.name for w in bench.load_walkers(runs)]
+    assert names == ["run-a/stages/survive", "run-b/stages/survive"]
+    with pytest.raises(SystemExit, match="given twice"):
+        bench.load_walkers([runs[0], runs[0]])
