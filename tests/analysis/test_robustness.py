@@ -92,9 +92,10 @@ def test_step_seed_stops_at_the_first_failure():
     assert first["max_survived"] is None and first["first_failure"] == 10
 
 
-def test_run_protocol_per_seed_maxima_median_and_output():
-    falls_at = {1: 40, 2: 20, 3: 70, 4: 10, 5: 50}  # N, per seed
-    protocol = rb.Protocol("push", 1.3, seeds=5, duration=2.5)
+def push_protocol_falling_at(falls_at: dict):
+    """A push protocol of 2.5 s trials over the seeds of ``falls_at`` (seed -> the push in N at
+    which it falls) and the ``falls(scenario, terrain)`` of its fake simulator."""
+    protocol = rb.Protocol("push", 1.3, seeds=len(falls_at), duration=2.5)
     # the seed of a trial, told by its push directions (the same at every level of a seed)
     seeds = {s: protocol.trial(1.0, s)[0] for s in protocol.seed_list()}
 
@@ -102,6 +103,11 @@ def test_run_protocol_per_seed_maxima_median_and_output():
         seed = next(s for s, ref in seeds.items() if _same_directions(scenario, ref))
         return push_magnitude(scenario) >= falls_at[seed]
 
+    return protocol, falls
+
+
+def test_run_protocol_per_seed_maxima_median_and_output():
+    protocol, falls = push_protocol_falling_at({1: 40, 2: 20, 3: 70, 4: 10, 5: 50})
     simulator_for, log = simulators(falls)
     lines = []
     result = rb.run_protocol(protocol, {"x": 1.0}, simulator_for, progress=lines.append)
@@ -139,14 +145,7 @@ def test_a_stopped_protocol_resumes_from_its_kept_trials(tmp_path):
     """Every finished trial is kept beside the output; the same protocol on the same walker run
     again reuses them (no trial simulated twice) and gives the uninterrupted result; another
     protocol or walker is refused naming the file."""
-    falls_at = {1: 40, 2: 20, 3: 70}
-    protocol = rb.Protocol("push", 1.3, seeds=3, duration=2.5)
-    seeds = {s: protocol.trial(1.0, s)[0] for s in protocol.seed_list()}
-
-    def falls(scenario, _):
-        seed = next(s for s, ref in seeds.items() if _same_directions(scenario, ref))
-        return push_magnitude(scenario) >= falls_at[seed]
-
+    protocol, falls = push_protocol_falling_at({1: 40, 2: 20, 3: 70})
     simulator_for, whole = simulators(falls)
     uninterrupted = rb.run_protocol(protocol, {}, simulator_for)
     walker = {"model_sha256": "a", "parameters_sha256": "b"}
