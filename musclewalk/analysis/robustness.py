@@ -102,8 +102,6 @@ class Walker:
     def load(cls, run_dir, control_interval: float | None = None) -> "Walker":
         """Checked like `musclewalk simulate --params`: the model against its metadata, best.json
         against the model (every parameter present). ProtocolError / ValueError naming the file."""
-        import json
-
         from ..io_checks import check_model
         from ..sim.parameters import load_run_parameters
 
