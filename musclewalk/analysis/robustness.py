@@ -479,6 +479,7 @@ class TrialLog:
         self.protocol = json.loads(json.dumps(protocol.as_dict()))
         self.walker = dict(walker)
         self._trials: list[dict] = []
+        self._by_trial: dict[tuple, dict] = {}
         self.earlier_wall_time = 0.0
         if self.path.exists():
             self._read()
@@ -502,22 +503,21 @@ class TrialLog:
                     "start over or run the command that made it"
                 )
         self._trials = list(trials)
+        self._by_trial = {(e["seed"], e["record"]["level"]): e["record"] for e in self._trials}
         self.earlier_wall_time = wall
 
     def __len__(self) -> int:
         return len(self._trials)
 
     def get(self, seed: int, level: float) -> dict | None:
-        for entry in self._trials:
-            if entry["seed"] == seed and entry["record"]["level"] == level:
-                return entry["record"]
-        return None
+        return self._by_trial.get((seed, level))
 
     def add(self, seed: int, record: dict, wall_time: float) -> None:
         """``record`` of ``seed`` kept; ``wall_time``: this run's so far."""
         from ..io_checks import write_files_together
 
         self._trials.append({"seed": seed, "record": record})
+        self._by_trial[(seed, record["level"])] = record
         kept = {
             "walker": self.walker,
             "protocol": self.protocol,
