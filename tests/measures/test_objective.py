@@ -518,3 +518,19 @@ def test_time_after_termination_is_the_share_of_t_max_a_fall_cut_off():
         feed(rec, range(steps))
         speeds.append(rec.finish(steps * DT, terminated=True)["speed"])
     assert speeds == [pytest.approx(1.0), pytest.approx(1.0)]
+
+
+def test_the_survive_objective_ranks_a_longer_survival_first_whatever_the_head_terms():
+    """The Ostrich's start (falls after 2.27 s, head terms 5.46) and the candidate its search
+    preferred under weight 100 (falls after 1.87 s, head terms met): their averages as the run
+    logged them (history.csv, best.json of Ostrich-walk-1.2-survive-headterms)."""
+    from musclewalk.measures.objective import Objective
+
+    survive = Objective.load("geijtenbeek2013-survive")
+    common = {"slide": 0.0114, "effort": 2.96}
+    longer = {"speed": 0.988014, "fallen": 0.773, "headori": 0.203733, "headvel": 0.341832, **common}
+    shorter = {"speed": 0.981193, "fallen": 0.8135, "headori": 0.043181, "headvel": 0.253256, **common}
+    assert survive.combine(longer)[0] < survive.combine(shorter)[0]
+    # a tenth of a second of t_max 10 s outweighs both head terms at 1.5 times their thresholds
+    a_tenth = {**shorter, "fallen": shorter["fallen"] - 0.01, "headori": 0.3, "headvel": 0.45}
+    assert survive.combine(a_tenth)[0] < survive.combine(shorter)[0]
