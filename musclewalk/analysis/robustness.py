@@ -478,8 +478,7 @@ class TrialLog:
         # as JSON gives it back (tuples as lists), to compare with a kept file
         self.protocol = json.loads(json.dumps(protocol.as_dict()))
         self.walker = dict(walker)
-        self._trials: list[dict] = []
-        self._by_trial: dict[tuple, dict] = {}
+        self._by_trial: dict[tuple, dict] = {}  # (seed, level) -> record, in the order run
         self.earlier_wall_time = 0.0
         if self.path.exists():
             self._read()
@@ -502,12 +501,11 @@ class TrialLog:
                     f"command's ({theirs.get(differs[0])!r}, not {mine.get(differs[0])!r}); delete it to "
                     "start over or run the command that made it"
                 )
-        self._trials = list(trials)
-        self._by_trial = {(e["seed"], e["record"]["level"]): e["record"] for e in self._trials}
+        self._by_trial = {(e["seed"], e["record"]["level"]): e["record"] for e in trials}
         self.earlier_wall_time = wall
 
     def __len__(self) -> int:
-        return len(self._trials)
+        return len(self._by_trial)
 
     def get(self, seed: int, level: float) -> dict | None:
         return self._by_trial.get((seed, level))
@@ -516,13 +514,12 @@ class TrialLog:
         """``record`` of ``seed`` kept; ``wall_time``: this run's so far."""
         from ..io_checks import write_files_together
 
-        self._trials.append({"seed": seed, "record": record})
         self._by_trial[(seed, record["level"])] = record
         kept = {
             "walker": self.walker,
             "protocol": self.protocol,
             "wall_time": self.earlier_wall_time + wall_time,
-            "trials": self._trials,
+            "trials": [{"seed": s, "record": r} for (s, _), r in self._by_trial.items()],
         }
         write_files_together({self.path: (json.dumps(kept, indent=1) + "\n").encode()})
 
