@@ -162,6 +162,37 @@ class TimeAfterTermination(Measure):
         return 0.0
 
 
+class ProgressShortfall(Measure):
+    """How far the centre of mass' progress along the target heading falls short of the target
+    speed: 1 - d(t) / (v_target t), held in [0, 1], with d(t) the distance the centre of mass
+    travelled along the (possibly turning) target heading since the start; 1 for the rest of t_max
+    after an early termination. Averaged over t_max: 0 for a creature that keeps up with the target
+    speed throughout, 1 for one that stands still, walks backward or falls at once, and in between
+    how far it got before it fell. Not in the paper: a bootstrap term like SCONE's GaitMeasure
+    (min_velocity, the rest of the run counted lost after a fall), for optimizations from the
+    template defaults; time_after_termination rewards staying up however little the creature
+    moves, and the Ostrich's search under it stood still (models/objectives/geijtenbeek2013-progress.yaml)."""
+
+    name, unit = "progress_shortfall", "1"
+    after_termination = 1.0
+
+    def __init__(self, context):
+        super().__init__(context)
+        self.start: float | None = None
+        self.distance = 0.0
+
+    def value(self, sample):
+        if self.start is None:
+            self.start = sample.t
+        elapsed = sample.t - self.start
+        if elapsed > 0.0:
+            shortfall = min(1.0, max(0.0, 1.0 - self.distance / (self.context.target_speed * elapsed)))
+        else:
+            shortfall = 1.0
+        self.distance += float(sample.sensors.com_vel @ sample.forward) * self.context.dt
+        return shortfall
+
+
 class HeadOrientationError(Measure):
     """Rotation angle between the head's orientation and its target: the base-pose orientation
     turned to the target heading (eq. 35)."""
@@ -320,6 +351,7 @@ MEASURES: dict[str, type[Measure]] = {
         SpeedError,
         SpeedErrorFromStart,
         TimeAfterTermination,
+        ProgressShortfall,
         HeadOrientationError,
         HeadVelocityError,
         FootSlide,

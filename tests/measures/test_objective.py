@@ -2,6 +2,7 @@
 integrated over t_max and averaged, thresholds applied after averaging, the termination penalty
 (E_speed = 1, the others 0 for the rest of t_max) and v_base updated at contact initiations."""
 
+import dataclasses
 import math
 from types import SimpleNamespace
 
@@ -534,3 +535,55 @@ def test_the_survive_objective_ranks_a_longer_survival_first_whatever_the_head_t
     # a tenth of a second of t_max 10 s outweighs both head terms at 1.5 times their thresholds
     a_tenth = {**shorter, "fallen": shorter["fallen"] - 0.01, "headori": 0.3, "headvel": 0.45}
     assert survive.combine(a_tenth)[0] < survive.combine(shorter)[0]
+
+
+def feed_moving(rec, steps, com_vel):
+    """As feed, with the centre of mass moving at com_vel (m/s, world frame)."""
+    engine = FakeEngine()
+    for k in steps:
+        sensors, raw = step(k)
+        rec(dataclasses.replace(sensors, com_vel=np.asarray(com_vel, float)), EXCITATION, engine, raw)
+
+
+def test_progress_shortfall_by_hand():
+    """1 - d(t) / (v_target t) of the centre of mass along the target heading, in [0, 1], 1 at the
+    start (nothing travelled yet) and for the rest of t_max after a fall; sideways motion does not
+    count, nor does going faster than the target make up for a fall."""
+    progress = Objective.load("geijtenbeek2013-progress")
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+
+    def average(com_vel, steps):
+        rec = ObjectiveRecorder(fake_sim(), scenario, progress)
+        feed_moving(rec, range(steps), com_vel)
+        return rec.finish(min(steps, N) * DT, terminated=steps <= N)["progress"]
+
+    half = 0.5 * TARGET * FORWARD + 3.0 * SIDE  # half the target speed forward, and sideways
+    # samples k = 0..9: 1 at k = 0, then d = v dt k over v_target dt k: 0.5 for k >= 1
+    assert average(half, N + 1) == pytest.approx((1.0 + 0.5 * (N - 1)) / N, abs=1e-12)
+    # a fall after 5 control intervals: the rest of t_max counts 1
+    assert average(half, 5) == pytest.approx((1.0 + 0.5 * 4 + 1.0 * 5) / N, abs=1e-12)
+    assert average(np.zeros(3), N + 1) == pytest.approx(1.0)  # standing still: as a fall at once
+    assert average(-TARGET * FORWARD, N + 1) == pytest.approx(1.0)  # backward: held at 1
+    assert average(1.5 * TARGET * FORWARD, N + 1) == pytest.approx(1.0 / N)  # faster: held at 0
+    assert average(1.5 * TARGET * FORWARD, 5) == pytest.approx(6.0 / N)
+
+
+def test_the_progress_objective_ranks_moving_before_falling_above_standing_still():
+    """What the survive objective got wrong: the Ostrich's search under it kept a candidate that
+    stood 2.81 s and moved 0.19 m (models/optimized/in-progress/Ostrich-walk-1.2-survive); under
+    the progress objective standing for all of t_max scores as a fall at once, and a candidate
+    that keeps up with the target speed until it falls halfway scores better than both."""
+    progress = Objective.load("geijtenbeek2013-progress")
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    scores = {}
+    for name, com_vel, steps in (
+        ("stands", np.zeros(3), N + 1),
+        ("falls at once", np.zeros(3), 1),
+        ("walks, falls halfway", TARGET * FORWARD, 5),
+    ):
+        rec = ObjectiveRecorder(fake_sim(), scenario, progress)
+        feed_moving(rec, range(steps), com_vel)
+        scores[name] = progress.combine(rec.finish(min(steps, N) * DT, terminated=steps <= N))[0]
+    assert scores["walks, falls halfway"] < scores["stands"]
+    assert scores["walks, falls halfway"] < scores["falls at once"]
+    assert "fallen" not in {t.name for t in progress.terms}  # the progress term counts a fall
