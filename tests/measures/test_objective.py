@@ -150,10 +150,13 @@ def recorder():
     return ObjectiveRecorder(fake_sim(), scenario)
 
 
-def feed(rec, steps):
+def feed(rec, steps, com_vel=None):
+    """Control steps ``steps`` into ``rec``; ``com_vel`` (m/s, world frame) moves the centre of mass."""
     engine = FakeEngine()
     for k in steps:
         sensors, raw = step(k)
+        if com_vel is not None:
+            sensors = dataclasses.replace(sensors, com_vel=np.asarray(com_vel, float))
         rec(sensors, EXCITATION, engine, raw)
 
 
@@ -537,14 +540,6 @@ def test_the_survive_objective_ranks_a_longer_survival_first_whatever_the_head_t
     assert survive.combine(a_tenth)[0] < survive.combine(shorter)[0]
 
 
-def feed_moving(rec, steps, com_vel):
-    """As feed, with the centre of mass moving at com_vel (m/s, world frame)."""
-    engine = FakeEngine()
-    for k in steps:
-        sensors, raw = step(k)
-        rec(dataclasses.replace(sensors, com_vel=np.asarray(com_vel, float)), EXCITATION, engine, raw)
-
-
 def test_progress_shortfall_by_hand():
     """1 - d(t) / (v_target t) of the centre of mass along the target heading, in [0, 1], 1 at the
     start (nothing travelled yet) and for the rest of t_max after a fall; sideways motion does not
@@ -554,7 +549,7 @@ def test_progress_shortfall_by_hand():
 
     def average(com_vel, steps):
         rec = ObjectiveRecorder(fake_sim(), scenario, progress)
-        feed_moving(rec, range(steps), com_vel)
+        feed(rec, range(steps), com_vel)
         return rec.finish(min(steps, N) * DT, terminated=steps <= N)["progress"]
 
     half = 0.5 * TARGET * FORWARD + 3.0 * SIDE  # half the target speed forward, and sideways
@@ -582,7 +577,7 @@ def test_the_progress_objective_ranks_moving_before_falling_above_standing_still
         ("walks, falls halfway", TARGET * FORWARD, 5),
     ):
         rec = ObjectiveRecorder(fake_sim(), scenario, progress)
-        feed_moving(rec, range(steps), com_vel)
+        feed(rec, range(steps), com_vel)
         scores[name] = progress.combine(rec.finish(min(steps, N) * DT, terminated=steps <= N))[0]
     assert scores["walks, falls halfway"] < scores["stands"]
     assert scores["walks, falls halfway"] < scores["falls at once"]
