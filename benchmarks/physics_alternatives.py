@@ -18,6 +18,13 @@ fixed-*, euler-fixed-*
                (Manager.setIntegratorFixedStepSize)
 rigid-tendons  ignore_tendon_compliance on every Millard muscle with tendon slack length /
                optimal fibre length < 1.0 (the models' rule rigidifies below 0.5), baseline physics
+neck-tail-*    the neck-tail creatures (Ostrich, LongNeck, LongLegs; skipped for a walker without
+               neck or tail segments), baseline physics, on the model of:
+               inertia-x10: every neck, tail and head segment's inertia times 10;
+               axial-inertia-x10: only each segment's smallest principal moment (about its long
+               axis) times 10; critical-damping: each neck and tail spring's damping critically
+               damped for its 5 N m/rad on its child segment's moment about the DOF's axis (the
+               paper's "low-force critically damped spring") instead of one value for all
 
 How to read it: a lever only counts if the walker still walks the full duration with about the
 same objective (speed, headori, headvel, slide, effort are its weighted terms; lower is better).
@@ -31,6 +38,7 @@ baseline's own minimum wall s per simulated s.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import sys
 import tempfile
@@ -60,27 +68,31 @@ from simulation_speed import (  # noqa: E402
 )
 
 RIGID_BELOW = 1.0  # tendon slack / optimal fibre length under which rigid-tendons rigidifies
-# name: (integrator or None = the model's, accuracy or None = the model's, fixed step s, rigid)
+NECK_TAIL = ("neck", "tail", "head")  # body and coordinate name prefixes of the neck-tail template
+# name: (integrator or None = the model's, accuracy or None = the model's, fixed step s,
+#        model edit or None = the model as it is)
 VARIANTS = {
-    "baseline": (None, None, None, False),
-    "accuracy-2e-2": ("semi_explicit_euler2", 2e-2, None, False),
-    "accuracy-5e-2": ("semi_explicit_euler2", 5e-2, None, False),
-    "rk2": ("runge_kutta2", None, None, False),
-    "rk3": ("runge_kutta3", None, None, False),
-    "merson": ("runge_kutta_merson", None, None, False),
-    "fixed-0.5ms": ("semi_explicit_euler2", None, 0.5e-3, False),
-    "fixed-1ms": ("semi_explicit_euler2", None, 1e-3, False),
-    "fixed-2ms": ("semi_explicit_euler2", None, 2e-3, False),
-    "euler-fixed-0.25ms": ("explicit_euler", None, 0.25e-3, False),
-    "euler-fixed-0.5ms": ("explicit_euler", None, 0.5e-3, False),
-    "rigid-tendons": (None, None, None, True),
+    "baseline": (None, None, None, None),
+    "accuracy-2e-2": ("semi_explicit_euler2", 2e-2, None, None),
+    "accuracy-5e-2": ("semi_explicit_euler2", 5e-2, None, None),
+    "rk2": ("runge_kutta2", None, None, None),
+    "rk3": ("runge_kutta3", None, None, None),
+    "merson": ("runge_kutta_merson", None, None, None),
+    "fixed-0.5ms": ("semi_explicit_euler2", None, 0.5e-3, None),
+    "fixed-1ms": ("semi_explicit_euler2", None, 1e-3, None),
+    "fixed-2ms": ("semi_explicit_euler2", None, 2e-3, None),
+    "euler-fixed-0.25ms": ("explicit_euler", None, 0.25e-3, None),
+    "euler-fixed-0.5ms": ("explicit_euler", None, 0.5e-3, None),
+    "rigid-tendons": (None, None, None, "rigid_tendons"),
+    "neck-tail-inertia-x10": (None, None, None, "neck_tail_inertia"),
+    "neck-tail-axial-inertia-x10": (None, None, None, "neck_tail_axial_inertia"),
+    "neck-tail-critical-damping": (None, None, None, "neck_tail_critical_damping"),
 }
 
 
-def rigid_tendon_model(w, folder: Path) -> tuple[Path, list[str]]:
-    """A copy of the walker's model (and metadata) with rigid tendons on every Millard muscle
-    whose tendon slack / optimal fibre length < RIGID_BELOW; (path, names newly made rigid)."""
-    tree = parse_osim(w.model)
+def rigid_tendons(tree, meta: dict) -> list[str]:
+    """Rigid tendons on every Millard muscle whose tendon slack / optimal fibre length <
+    RIGID_BELOW (tree and metadata edited in place); the names newly made rigid."""
     changed = []
     for m in tree.getroot().iter("Millard2012EquilibriumMuscle"):
         ratio = float(m.findtext("tendon_slack_length")) / float(m.findtext("optimal_fiber_length"))
@@ -91,18 +103,88 @@ def rigid_tendon_model(w, folder: Path) -> tuple[Path, list[str]]:
             flag = etree.SubElement(m, "ignore_tendon_compliance")
         flag.text = "true"
         changed.append(m.get("name"))
-    path = folder / f"{w.name.replace('/', '-')}-rigid.osim"
-    write_atomic(path, xml_bytes(tree))
-    meta = json.loads(meta_path(w.model).read_text())
     for m in meta["muscles"]:
         m["rigid_tendon"] = m["rigid_tendon"] or m["name"] in changed
+    return changed
+
+
+def _scale_neck_tail_inertia(tree, axial_only: bool) -> list[str]:
+    changed = []
+    for body in tree.getroot().iter("Body"):
+        if not body.get("name").startswith(NECK_TAIL):
+            continue
+        el = body.find("inertia")
+        moments = [float(v) for v in el.text.split()]
+        smallest = min(moments[:3])
+        for i in range(3):
+            if not axial_only or moments[i] == smallest:
+                moments[i] *= 10
+        for i in range(3, len(moments)):  # products scale with the body
+            moments[i] *= 1 if axial_only else 10
+        el.text = " ".join(repr(v) for v in moments)
+        changed.append(body.get("name"))
+    return changed
+
+
+def neck_tail_inertia(tree, meta: dict) -> list[str]:
+    return _scale_neck_tail_inertia(tree, axial_only=False)
+
+
+def neck_tail_axial_inertia(tree, meta: dict) -> list[str]:
+    return _scale_neck_tail_inertia(tree, axial_only=True)
+
+
+def neck_tail_critical_damping(tree, meta: dict) -> list[str]:
+    """Each neck and tail spring damped critically for its stiffness on its child segment's
+    principal moment about the DOF's axis (joint axes are segment axes in the neck-tail template)."""
+    root = tree.getroot()
+    inertia = {b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in root.iter("Body")}
+    frame_body = {
+        f.get("name"): f.findtext("socket_parent").split("/")[-1] for f in root.iter("PhysicalOffsetFrame")
+    }
+    axis_of = {}  # coordinate -> (child body, axis index)
+    for joint in root.iter("CustomJoint"):
+        child = joint.findtext("socket_child_frame")
+        child = frame_body.get(child, child)
+        for axis in joint.iter("TransformAxis"):
+            coords = (axis.findtext("coordinates") or "").split()
+            if coords and axis.get("name").startswith("rotation"):
+                direction = [abs(float(v)) for v in axis.findtext("axis").split()]
+                axis_of[coords[0]] = (child, direction.index(max(direction)))
+    changed = []
+    for spring in root.iter("SpringGeneralizedForce"):
+        coord = spring.findtext("coordinate")
+        if not coord.startswith(NECK_TAIL) or coord not in axis_of:
+            continue
+        body, i = axis_of[coord]
+        stiffness = float(spring.findtext("stiffness"))
+        spring.find("viscosity").text = repr(2 * math.sqrt(stiffness * inertia[body][i]))
+        changed.append(coord)
+    return changed
+
+
+MODEL_EDITS = {
+    "rigid_tendons": rigid_tendons,
+    "neck_tail_inertia": neck_tail_inertia,
+    "neck_tail_axial_inertia": neck_tail_axial_inertia,
+    "neck_tail_critical_damping": neck_tail_critical_damping,
+}
+
+
+def edited_model(w, edit: str, folder: Path) -> tuple[Path, list[str]]:
+    """A copy of the walker's model (and metadata) with one of MODEL_EDITS; (path, what changed)."""
+    tree = parse_osim(w.model)
+    meta = json.loads(meta_path(w.model).read_text())
+    changed = MODEL_EDITS[edit](tree, meta)
+    path = folder / f"{w.name.replace('/', '-')}-{edit}.osim"
+    write_atomic(path, xml_bytes(tree))
     write_atomic(meta_path(path), json.dumps(meta, indent=1).encode())
     return path, changed
 
 
 def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
-    method, accuracy, step, rigid = VARIANTS[variant]
-    model, meta = (w.rigid_model, w.rigid_meta) if rigid else (w.model, w.meta)
+    method, accuracy, step, edit = VARIANTS[variant]
+    model, meta = w.edited[edit] if edit else (w.model, w.meta)
     sim = Simulator(model, meta=meta, integrator=method, accuracy=accuracy)
     if step is not None:
         sim.engine.manager.setIntegratorFixedStepSize(step)
@@ -150,20 +232,26 @@ def main(argv=None):
     )
     tmp = Path(tempfile.mkdtemp(prefix="musclewalk-physics-"))
     try:
+        skip = set()  # (walker, variant) whose model edit changes nothing
         for w in walkers:
-            if "rigid-tendons" in variants:
-                w.rigid_model, changed = rigid_tendon_model(w, tmp)
-                w.rigid_meta = load_meta(w.rigid_model)
-                print(
-                    f"{w.name}: rigid-tendons adds {len(changed)} rigid tendons: {', '.join(changed) or '-'}",
-                    flush=True,
-                )
+            w.edited = {}
+            for v in variants:
+                edit = VARIANTS[v][3]
+                if edit is None:
+                    continue
+                path, changed = edited_model(w, edit, tmp)
+                w.edited[edit] = (path, load_meta(path))
+                print(f"{w.name}: {v} changes {len(changed)}: {', '.join(changed) or '-'}", flush=True)
+                if not changed and v != "rigid-tendons":
+                    skip.add((w.name, v))
         for w in walkers:  # untimed: the first run in a process pays one-off costs
             simulate(w, "baseline", min(args.duration, 0.5), objective)
         rows = {(w.name, v): [] for w in walkers for v in variants}
         for k in range(args.rounds):
             for w in walkers:
                 for v in variants:
+                    if (w.name, v) in skip:
+                        continue
                     r = simulate(w, v, args.duration, objective)
                     rows[w.name, v].append(r)
                     print(
@@ -191,6 +279,8 @@ def report(walkers, variants, rows, objective, rounds: int) -> None:
         print("-" * len(head))
         for v in variants:
             runs = rows[w.name, v]
+            if not runs:
+                continue
             r = runs[0]
             ratio = min(x["wall"] / b["wall"] for x, b in zip(runs, base))
             same = all((x["score"], x["steps"]) == (r["score"], r["steps"]) for x in runs)

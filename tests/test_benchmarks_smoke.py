@@ -76,7 +76,53 @@ def test_physics_alternatives_smoke(capfd):
     }
     assert set(rows) == {"baseline", "fixed-1ms", "rigid-tendons"}
     assert "h=1ms" in rows["fixed-1ms"] and float(rows["fixed-1ms"][-3]) == 1000  # steps/s
-    assert "adds 8 rigid tendons" in out
+    assert "rigid-tendons changes 8:" in out
+
+
+def test_neck_tail_model_edits(built_models):
+    """The neck-tail speed variants edit what they say on a neck-tail creature and nothing on a
+    humanoid one (whose runs then skip them)."""
+    import json
+    import math
+
+    from musclewalk.model.vectors import parse_osim
+
+    bench = _load("physics_alternatives")
+    meta = {"muscles": []}
+    tree = parse_osim(built_models["LongNeck"])
+    before = {
+        b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in tree.getroot().iter("Body")
+    }
+    changed = bench.neck_tail_axial_inertia(tree, meta)
+    after = {
+        b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in tree.getroot().iter("Body")
+    }
+    assert set(changed) == {f"neck_{i}" for i in range(1, 9)} | {"head"}
+    for name in changed:
+        moments = before[name][:3]
+        axial = moments.index(min(moments))
+        assert after[name][axial] == pytest.approx(10 * moments[axial])
+        assert [after[name][i] for i in range(3) if i != axial] == [
+            moments[i] for i in range(3) if i != axial
+        ]
+    assert after["trunk"] == before["trunk"]
+
+    tree = parse_osim(built_models["LongNeck"])
+    changed = bench.neck_tail_critical_damping(tree, meta)
+    assert len(changed) == 3 * 9  # flexion, bending, rotation of 8 neck joints and the head's
+    inertia = {
+        b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in tree.getroot().iter("Body")
+    }
+    springs = {s.findtext("coordinate"): s for s in tree.getroot().iter("SpringGeneralizedForce")}
+    rotation = springs["neck_rotation_1"]
+    axial = min(inertia["neck_1"][:3])
+    assert float(rotation.findtext("viscosity")) == pytest.approx(
+        2 * math.sqrt(float(rotation.findtext("stiffness")) * axial)
+    )
+
+    human = parse_osim(built_models["HumanLegs"])
+    assert bench.neck_tail_inertia(human, meta) == [] and bench.neck_tail_critical_damping(human, meta) == []
+    assert json.dumps(meta) == '{"muscles": []}'
 
 
 def test_runs_of_the_same_folder_name_get_their_own_labels(tmp_path):
