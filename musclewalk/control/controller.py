@@ -235,7 +235,8 @@ class Controller:
 
     def _init_feature_gains(self) -> None:
         """Dimensional PD gains per feature: (kq, kw) of eq 15 in units of M g L, and the head's
-        force gains (kp, kv) of eq 14."""
+        force gains (kp, kv) of eq 14; M of the head's is the head chain's mass where the model
+        says so (ControlModel.head_gain_mass)."""
         p, cm = self.params, self.model
         g, L, M = cm.gravity, cm.leg_length, cm.total_mass
         torque_unit = M * g * L
@@ -248,6 +249,10 @@ class Controller:
             "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
         }
         if self._has_head:
+            if cm.head_gain_mass is not None:  # a neck that carries a small part of the body
+                M = cm.head_gain_mass
+                torque_unit = M * g * L
+                rate_torque_unit = torque_unit * math.sqrt(L / g)
             self._gains["head"] = (p["gain.head.kq"] * torque_unit, p["gain.head.kw"] * rate_torque_unit)
             self._kp_head = p["gain.head.kp"] * M * g / L
             self._kv_head = p["gain.head.kv"] * M * g / self._froude

@@ -168,6 +168,7 @@ class ControlModel:
     ankle0: float = 0.0
     head_pitch0: float = 0.0
     head_offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    head_gain_mass: float | None = None  # kg, the M of the head gains' units; None: total_mass
     body_names: list | None = None
     n_spanned: np.ndarray | None = None
 
@@ -201,8 +202,10 @@ class ControlModel:
         self.lower_body = _pair2(self.lower_body, "lower_body")
         self.foot_body = _pair2(self.foot_body, "foot_body")
         self.head_offset = np.asarray(self.head_offset, float).reshape(3)
-        for name in ("total_mass", "leg_length", "dt", "gravity"):
+        for name in ("total_mass", "leg_length", "dt", "gravity", "head_gain_mass"):
             value = getattr(self, name)
+            if name == "head_gain_mass" and value is None:
+                continue
             if not (math.isfinite(value) and value > 0.0):
                 raise ValueError(f"ControlModel: {name} must be positive, got {value!r}")
 
@@ -283,7 +286,7 @@ class ControlModel:
          "bodies":  {"trunk": b, "head": b|null, "upper": [r, l], "lower": [r, l], "foot": [r, l]},
          "body_names": [...],                        # needed when bodies are given by name
          "total_mass", "leg_length", "dt", "gravity"?, "trunk_pitch0"?, "upper_leg_pitch0"?,
-         "knee0"?, "ankle0"?, "head_pitch0"?, "head_offset"?: [x, y, z]}
+         "knee0"?, "ankle0"?, "head_pitch0"?, "head_offset"?: [x, y, z], "head_gain_mass"?}
         """
         muscles = [
             MuscleInfo(
@@ -325,6 +328,7 @@ class ControlModel:
                 "ankle0",
                 "head_pitch0",
                 "head_offset",
+                "head_gain_mass",
             )
             if k in d
         }

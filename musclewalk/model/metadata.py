@@ -171,6 +171,12 @@ class LegBodies(_Record):
         return cls(**_keys(d, cls, where))
 
 
+# the mass M of the head gains' units (M g per leg length, M g L per rad, ...): "body", the whole
+# body's (the humanoids: their spine muscles carry the upper body, about half of it); "head_chain",
+# the bodies the head-chain joints carry (a neck of a few kilograms on a creature of 100)
+HEAD_GAIN_MASSES = ("body", "head_chain")
+
+
 @dataclass(frozen=True)
 class Features(_Record):
     """The bodies the controller uses (templates' ``features``)."""
@@ -180,6 +186,8 @@ class Features(_Record):
     head: str  # the trunk itself when the creature has no head body
     head_offset: tuple[float, ...]  # the head point in the head body's frame
     arms: Optional[dict[str, tuple[str, ...]]] = _optional()  # side -> arm bodies, shoulder first
+    head_gain_mass: Optional[str] = _optional()  # the mass unit of the head gains (eq 22):
+    # HEAD_GAIN_MASSES; None (absent): the whole body's, as every model built before it
 
     @classmethod
     def from_dict(cls, d, where: str = "features") -> "Features":
@@ -188,6 +196,11 @@ class Features(_Record):
             raise ValueError(f"{where}.legs: expected an object")
         kw["legs"] = {side: LegBodies.from_dict(v, f"{where}.legs.{side}") for side, v in kw["legs"].items()}
         kw["head_offset"] = tuple(kw["head_offset"])
+        if kw.get("head_gain_mass") is not None and kw["head_gain_mass"] not in HEAD_GAIN_MASSES:
+            raise ValueError(
+                f"{where}.head_gain_mass: expected one of {', '.join(HEAD_GAIN_MASSES)}, "
+                f"got {kw['head_gain_mass']!r}"
+            )
         if kw.get("arms") is not None:
             kw["arms"] = {side: tuple(v) for side, v in kw["arms"].items()}
         return cls(**kw)

@@ -20,7 +20,7 @@ import yaml
 
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, path_length
-from .metadata import MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
+from .metadata import HEAD_GAIN_MASSES, MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
 from .spec import (
     AXES,
     BodySpec,
@@ -890,6 +890,16 @@ class _Expander:
             self.features["head_offset"] = list(
                 self.vec(part, feats.get("head_offset", [0, 0, 0]), "features.head_offset")
             )
+            if "head_gain_mass" in feats:
+                unit = feats["head_gain_mass"]
+                if unit not in HEAD_GAIN_MASSES:
+                    raise self.err(
+                        "features.head_gain_mass",
+                        f"expected one of {', '.join(HEAD_GAIN_MASSES)}, got {unit!r}",
+                        part.path,
+                    )
+                if unit != "body":  # absent means the body's, as in every model built before
+                    self.features["head_gain_mass"] = unit
         legs = feats.get("legs")
         if legs:
             for side in SIDES:

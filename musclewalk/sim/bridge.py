@@ -81,7 +81,27 @@ def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
         "dt": dt,
         **base,
     }
+    if feats.head_gain_mass == "head_chain":
+        data["head_gain_mass"] = head_chain_mass(meta)
     return ControlModel.from_dict(data)
+
+
+def head_chain_mass(meta: ModelMeta) -> float:
+    """kg: the bodies the head-chain joints carry (their children and every body beyond them)."""
+    kind = {j.child: CONTROL_JOINT_KIND.get(j.kind) for j in meta.joints}
+    parent = {b.name: b.parent for b in meta.bodies}
+
+    def carried(body) -> bool:
+        while body is not None:
+            if kind.get(body) == "head_chain":
+                return True
+            body = parent.get(body)
+        return False
+
+    mass = sum(b.mass for b in meta.bodies if carried(b.name))
+    if mass <= 0.0:
+        raise ValueError(f"{meta.creature}: features.head_gain_mass: no body on a head-chain joint")
+    return mass
 
 
 class SensorBridge:

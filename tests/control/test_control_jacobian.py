@@ -306,3 +306,24 @@ def test_head_feedback(creature):
     s.body_pos[2, 0] -= 0.05  # head behind its target: pull it forward
     ctrl = _settled_feedback(creature, s)
     assert ctrl.feedback[ix("neck_flexor")] > 0.0 > ctrl.feedback[ix("neck_extensor")]
+
+
+def test_head_gains_in_units_of_the_head_chain_mass(creature):
+    """A model whose head gains are in units of its head chain's mass (a neck of a few kilograms
+    on a heavy creature) asks the head-chain muscles for that share of the whole-body feedback."""
+    import dataclasses
+
+    ix = creature.index
+    s = base_sensors(creature)
+    s.body_pos[2, 0] -= 0.05
+    s.body_R[2] = facing_rotations(0.0, -0.2, 0.0)[0]
+    body = _settled_feedback(creature, s).feedback
+    share = 0.25
+    light = dataclasses.replace(
+        creature, model=dataclasses.replace(creature.model, head_gain_mass=share * creature.model.total_mass)
+    )
+    chain = _settled_feedback(light, s).feedback
+    for name in ("neck_flexor", "neck_extensor"):
+        assert body[ix(name)] != 0.0
+        assert chain[ix(name)] == pytest.approx(share * body[ix(name)], rel=1e-9)
+    assert chain[ix("vasti_l")] == body[ix("vasti_l")]  # the legs' gains keep the body's mass
