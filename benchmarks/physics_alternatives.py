@@ -21,10 +21,12 @@ rigid-tendons  ignore_tendon_compliance on every Millard muscle with tendon slac
 neck-tail-*    the neck-tail creatures (Ostrich, LongNeck, LongLegs; skipped for a walker without
                neck or tail segments), baseline physics, on the model of:
                inertia-x10: every neck, tail and head segment's inertia times 10;
-               axial-inertia-x10: only each segment's smallest principal moment (about its long
-               axis) times 10; critical-damping: each neck and tail spring's damping critically
-               damped for its 5 N m/rad on its child segment's moment about the DOF's axis (the
-               paper's "low-force critically damped spring") instead of one value for all
+               axial-inertia-x10: each segment's smallest diagonal moment (about its long axis)
+               times 10, half of what it adds also about the two other axes (a ring around the
+               long axis); segment-damping: each neck and tail spring's damping 2 sqrt(k I) for
+               its 5 N m/rad on its child segment's own moment about the DOF's axis (the paper's
+               "low-force critically damped spring" for the segment alone) instead of one value
+               for all
 
 How to read it: a lever only counts if the walker still walks the full duration with about the
 same objective (speed, headori, headvel, slide, effort are its weighted terms; lower is better).
@@ -68,7 +70,7 @@ from simulation_speed import (  # noqa: E402
 )
 
 RIGID_BELOW = 1.0  # tendon slack / optimal fibre length under which rigid-tendons rigidifies
-NECK_TAIL = ("neck", "tail", "head")  # body and coordinate name prefixes of the neck-tail template
+NECK_TAIL_ROLES = ("neck", "tail", "head")  # body roles of the neck-tail template
 # name: (integrator or None = the model's, accuracy or None = the model's, fixed step s,
 #        model edit or None = the model as it is)
 VARIANTS = {
@@ -86,7 +88,7 @@ VARIANTS = {
     "rigid-tendons": (None, None, None, "rigid_tendons"),
     "neck-tail-inertia-x10": (None, None, None, "neck_tail_inertia"),
     "neck-tail-axial-inertia-x10": (None, None, None, "neck_tail_axial_inertia"),
-    "neck-tail-critical-damping": (None, None, None, "neck_tail_critical_damping"),
+    "neck-tail-segment-damping": (None, None, None, "neck_tail_segment_damping"),
 }
 
 
@@ -108,44 +110,60 @@ def rigid_tendons(tree, meta: dict) -> list[str]:
     return changed
 
 
-def _scale_neck_tail_inertia(tree, axial_only: bool) -> list[str]:
+def _neck_tail_bodies(meta: dict) -> set[str]:
+    """The neck, tail and head bodies of a neck-tail creature (none for a humanoid)."""
+    if "neck_tail" not in meta.get("templates", {}).values():
+        return set()
+    return {b["name"] for b in meta["bodies"] if b["role"] in NECK_TAIL_ROLES}
+
+
+def _scale_neck_tail_inertia(tree, meta: dict, axial_only: bool) -> list[str]:
+    """Whole inertia x10, or 9 times the smallest diagonal moment (about the segment's long axis)
+    added as a ring around that axis would add it: the full amount about the axis, half about
+    each other one, so that the moments still obey the triangle inequality."""
+    bodies = _neck_tail_bodies(meta)
     changed = []
     for body in tree.getroot().iter("Body"):
-        if not body.get("name").startswith(NECK_TAIL):
+        if body.get("name") not in bodies:
             continue
         el = body.find("inertia")
         moments = [float(v) for v in el.text.split()]
-        smallest = min(moments[:3])
-        for i in range(3):
-            if not axial_only or moments[i] == smallest:
-                moments[i] *= 10
-        for i in range(3, len(moments)):  # products scale with the body
-            moments[i] *= 1 if axial_only else 10
+        if axial_only:
+            axial = moments[:3].index(min(moments[:3]))
+            added = 9 * moments[axial]
+            moments[:3] = [m + (added if i == axial else added / 2) for i, m in enumerate(moments[:3])]
+        else:
+            moments = [10 * m for m in moments]
         el.text = " ".join(repr(v) for v in moments)
         changed.append(body.get("name"))
     return changed
 
 
 def neck_tail_inertia(tree, meta: dict) -> list[str]:
-    return _scale_neck_tail_inertia(tree, axial_only=False)
+    return _scale_neck_tail_inertia(tree, meta, axial_only=False)
 
 
 def neck_tail_axial_inertia(tree, meta: dict) -> list[str]:
-    return _scale_neck_tail_inertia(tree, axial_only=True)
+    return _scale_neck_tail_inertia(tree, meta, axial_only=True)
 
 
-def neck_tail_critical_damping(tree, meta: dict) -> list[str]:
-    """Each neck and tail spring damped critically for its stiffness on its child segment's
-    principal moment about the DOF's axis (joint axes are segment axes in the neck-tail template)."""
+def neck_tail_segment_damping(tree, meta: dict) -> list[str]:
+    """Each neck and tail spring's damping 2 sqrt(k I), with I its child segment's moment about
+    its own centre of mass and the DOF's axis (joint axes are segment axes in the neck-tail
+    template): critical for the segment alone, less than critical for the chain it carries."""
+    bodies = _neck_tail_bodies(meta)
     root = tree.getroot()
     inertia = {b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in root.iter("Body")}
-    frame_body = {
-        f.get("name"): f.findtext("socket_parent").split("/")[-1] for f in root.iter("PhysicalOffsetFrame")
-    }
     axis_of = {}  # coordinate -> (child body, axis index)
     for joint in root.iter("CustomJoint"):
+        frames = {
+            f.get("name"): f.findtext("socket_parent").split("/")[-1]
+            for f in joint.iter("PhysicalOffsetFrame")
+        }
         child = joint.findtext("socket_child_frame")
-        child = frame_body.get(child, child)
+        child = frames.get(child, child)
+        if child not in bodies:
+            continue
         for axis in joint.iter("TransformAxis"):
             coords = (axis.findtext("coordinates") or "").split()
             if coords and axis.get("name").startswith("rotation"):
@@ -154,7 +172,7 @@ def neck_tail_critical_damping(tree, meta: dict) -> list[str]:
     changed = []
     for spring in root.iter("SpringGeneralizedForce"):
         coord = spring.findtext("coordinate")
-        if not coord.startswith(NECK_TAIL) or coord not in axis_of:
+        if coord not in axis_of:
             continue
         body, i = axis_of[coord]
         stiffness = float(spring.findtext("stiffness"))
@@ -167,7 +185,7 @@ MODEL_EDITS = {
     "rigid_tendons": rigid_tendons,
     "neck_tail_inertia": neck_tail_inertia,
     "neck_tail_axial_inertia": neck_tail_axial_inertia,
-    "neck_tail_critical_damping": neck_tail_critical_damping,
+    "neck_tail_segment_damping": neck_tail_segment_damping,
 }
 
 

@@ -80,49 +80,59 @@ def test_physics_alternatives_smoke(capfd):
 
 
 def test_neck_tail_model_edits(built_models):
-    """The neck-tail speed variants edit what they say on a neck-tail creature and nothing on a
-    humanoid one (whose runs then skip them)."""
+    """The neck-tail speed variants edit what they say on a neck-tail creature and nothing on the
+    humanoids (whose runs then skip them), the Human's head included."""
     import json
     import math
 
+    from musclewalk.model.meta import meta_path
     from musclewalk.model.vectors import parse_osim
 
     bench = _load("physics_alternatives")
-    meta = {"muscles": []}
-    tree = parse_osim(built_models["LongNeck"])
-    before = {
-        b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in tree.getroot().iter("Body")
-    }
+
+    def inertias(tree):
+        return {
+            b.get("name"): [float(v) for v in b.findtext("inertia").split()]
+            for b in tree.getroot().iter("Body")
+        }
+
+    path = built_models["LongNeck"]
+    meta = json.loads(meta_path(path).read_text())
+    tree = parse_osim(path)
+    before = inertias(tree)
     changed = bench.neck_tail_axial_inertia(tree, meta)
-    after = {
-        b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in tree.getroot().iter("Body")
-    }
+    after = inertias(tree)
     assert set(changed) == {f"neck_{i}" for i in range(1, 9)} | {"head"}
     for name in changed:
         moments = before[name][:3]
         axial = moments.index(min(moments))
-        assert after[name][axial] == pytest.approx(10 * moments[axial])
-        assert [after[name][i] for i in range(3) if i != axial] == [
-            moments[i] for i in range(3) if i != axial
-        ]
+        added = 9 * moments[axial]
+        assert after[name][axial] == pytest.approx(moments[axial] + added)
+        for i in set(range(3)) - {axial}:
+            assert after[name][i] == pytest.approx(moments[i] + added / 2)
+        new = after[name][:3]
+        assert all(new[i] <= new[(i + 1) % 3] + new[(i + 2) % 3] for i in range(3))  # a real body
     assert after["trunk"] == before["trunk"]
 
-    tree = parse_osim(built_models["LongNeck"])
-    changed = bench.neck_tail_critical_damping(tree, meta)
+    tree = parse_osim(path)
+    changed = bench.neck_tail_segment_damping(tree, meta)
     assert len(changed) == 3 * 9  # flexion, bending, rotation of 8 neck joints and the head's
-    inertia = {
-        b.get("name"): [float(v) for v in b.findtext("inertia").split()] for b in tree.getroot().iter("Body")
-    }
+    inertia = inertias(tree)
     springs = {s.findtext("coordinate"): s for s in tree.getroot().iter("SpringGeneralizedForce")}
-    rotation = springs["neck_rotation_1"]
-    axial = min(inertia["neck_1"][:3])
-    assert float(rotation.findtext("viscosity")) == pytest.approx(
-        2 * math.sqrt(float(rotation.findtext("stiffness")) * axial)
-    )
+    for coord, moment in (
+        ("neck_rotation_1", min(inertia["neck_1"][:3])),
+        ("neck_flexion_1", inertia["neck_1"][2]),
+    ):
+        stiffness = float(springs[coord].findtext("stiffness"))
+        assert float(springs[coord].findtext("viscosity")) == pytest.approx(2 * math.sqrt(stiffness * moment))
+    assert springs["hip_rotation_r"].findtext("viscosity") == parse_osim(path).getroot().find(
+        ".//SpringGeneralizedForce[@name='spring_hip_rotation_r']"
+    ).findtext("viscosity")
 
-    human = parse_osim(built_models["HumanLegs"])
-    assert bench.neck_tail_inertia(human, meta) == [] and bench.neck_tail_critical_damping(human, meta) == []
-    assert json.dumps(meta) == '{"muscles": []}'
+    for name in ("Human", "HumanLegs"):
+        meta = json.loads(meta_path(built_models[name]).read_text())
+        for edit in (bench.neck_tail_inertia, bench.neck_tail_axial_inertia, bench.neck_tail_segment_damping):
+            assert edit(parse_osim(built_models[name]), meta) == []
 
 
 def test_runs_of_the_same_folder_name_get_their_own_labels(tmp_path):

@@ -249,13 +249,17 @@ class Controller:
             "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
         }
         if self._has_head:
-            if cm.head_gain_mass is not None:  # a neck that carries a small part of the body
-                M = cm.head_gain_mass
-                torque_unit = M * g * L
-                rate_torque_unit = torque_unit * math.sqrt(L / g)
-            self._gains["head"] = (p["gain.head.kq"] * torque_unit, p["gain.head.kw"] * rate_torque_unit)
-            self._kp_head = p["gain.head.kp"] * M * g / L
-            self._kv_head = p["gain.head.kv"] * M * g / self._froude
+            head_M, head_torque_unit, head_rate_torque_unit = M, torque_unit, rate_torque_unit
+            if cm.head_gain_mass is not None:
+                head_M = cm.head_gain_mass
+                head_torque_unit = head_M * g * L
+                head_rate_torque_unit = head_torque_unit * math.sqrt(L / g)
+            self._gains["head"] = (
+                p["gain.head.kq"] * head_torque_unit,
+                p["gain.head.kw"] * head_rate_torque_unit,
+            )
+            self._kp_head = p["gain.head.kp"] * head_M * g / L
+            self._kv_head = p["gain.head.kv"] * head_M * g / self._froude
         # the kw terms' angular velocities: first-order low-pass, one exact update per control
         # interval (for an input held over the interval)
         tau = p["angular_velocity_filter.time_constant"]

@@ -351,7 +351,7 @@ class ControlModel:
 
     def to_dict(self) -> dict:
         """Inverse of `from_dict` (indices, JSON-serialisable)."""
-        return {
+        out = {
             "muscles": [
                 {
                     "name": m.name,
@@ -384,3 +384,6 @@ class ControlModel:
             "head_pitch0": self.head_pitch0,
             "head_offset": self.head_offset.tolist(),
         }
+        if self.head_gain_mass is not None:
+            out["head_gain_mass"] = self.head_gain_mass
+        return out

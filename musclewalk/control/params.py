@@ -8,7 +8,9 @@ estimates. Units are dimensionless (scaled by the creature) so the same numbers 
 L = leg_length, M = total_mass, g = gravity, speeds in sqrt(g L), times in sqrt(L/g).
 
 Gain scaling (§4.3, eq 14-15): kP = kp M g / L [N/m], kV = kv M g / sqrt(g L) [N s/m],
-kQ = kq M g L [N m/rad], kω = kw M g L sqrt(L/g) [N m s/rad].
+kQ = kq M g L [N m/rad], kω = kw M g L sqrt(L/g) [N m s/rad]. For the head gains (eq 22) M is the
+head chain's mass where the model's ``features.head_gain_mass`` says ``head_chain`` (the neck-tail
+creatures: a neck of 5 kg on a body of 100).
 
 ==========================  ==============  ==================  ==========================================
 name                        default         bounds              meaning

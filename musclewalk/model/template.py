@@ -900,6 +900,8 @@ class _Expander:
                     )
                 if unit != "body":  # absent means the body's, as in every model built before
                     self.features["head_gain_mass"] = unit
+        if "head_gain_mass" in feats and "head" not in feats:
+            raise self.err("features.head_gain_mass", "needs features.head in the same part", part.path)
         legs = feats.get("legs")
         if legs:
             for side in SIDES:

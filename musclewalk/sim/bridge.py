@@ -100,7 +100,7 @@ def head_chain_mass(meta: ModelMeta) -> float:
 
     mass = sum(b.mass for b in meta.bodies if carried(b.name))
     if mass <= 0.0:
-        raise ValueError(f"{meta.creature}: features.head_gain_mass: no body on a head-chain joint")
+        raise ValueError(f"{meta.source}: features.head_gain_mass: no body on a head-chain joint")
     return mass
 
 

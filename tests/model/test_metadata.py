@@ -60,3 +60,42 @@ def test_optional_keys_keep_their_place():
     rescaled = scale_passive_bounds(ModelMeta.from_dict(data, "optimized"), {"hip_axial": 2.0})
     assert list(rescaled.to_dict())[-2:] == ["optimized_from", "passive_scale"]
     assert meta.passive_scale is None and meta.optimized_from is None
+
+
+def test_head_gain_mass_of_the_neck_tail_creatures(built_models):
+    """The neck-tail creatures' head gains are in units of their neck and head's mass; the
+    humanoids keep the whole body's (their metadata has no such key, as before it existed)."""
+    from musclewalk.constants import CONTROL_INTERVAL
+    from musclewalk.model.meta import load_meta
+    from musclewalk.sim.bridge import control_model_from_meta
+
+    for name in ("Ostrich", "LongNeck", "LongLegs"):
+        meta = load_meta(built_models[name])
+        neck = sum(b.mass for b in meta.bodies if b.name.startswith("neck_") or b.name == "head")
+        model = control_model_from_meta(meta, CONTROL_INTERVAL)
+        assert model.head_gain_mass == pytest.approx(neck) and 0.03 < neck / meta.total_mass < 0.1
+        assert type(model).from_dict(model.to_dict()).head_gain_mass == model.head_gain_mass
+    for name in ("Human", "HumanLegs"):
+        meta = load_meta(built_models[name])
+        assert meta.features.head_gain_mass is None
+        assert "head_gain_mass" not in meta.to_dict()["features"]
+        assert control_model_from_meta(meta, CONTROL_INTERVAL).head_gain_mass is None
+    # what the head-chain joints carry: the Human's spine carries its thorax, head and arms
+    from musclewalk.sim.bridge import head_chain_mass
+
+    human = load_meta(built_models["Human"])
+    carried = {"lumbar", "thorax", "head", "upper_arm_r", "upper_arm_l", "forearm_r", "forearm_l"}
+    assert head_chain_mass(human) == pytest.approx(sum(b.mass for b in human.bodies if b.name in carried))
+
+
+def test_head_gain_mass_in_a_metadata_file_is_checked(built_models):
+    import json
+
+    from musclewalk.model.meta import meta_path
+    from musclewalk.model.metadata import ModelMeta
+
+    data = json.loads(meta_path(built_models["Ostrich"]).read_text())
+    assert data["features"]["head_gain_mass"] == "head_chain"
+    data["features"]["head_gain_mass"] = "neck"
+    with pytest.raises(ValueError, match="head_gain_mass: expected one of body, head_chain, got 'neck'"):
+        ModelMeta.from_dict(data, "Ostrich.meta.json")
