@@ -239,8 +239,12 @@ class Controller:
         says so (ControlModel.head_gain_mass)."""
         p, cm = self.params, self.model
         g, L, M = cm.gravity, cm.leg_length, cm.total_mass
-        torque_unit = M * g * L
-        rate_torque_unit = torque_unit * math.sqrt(L / g)
+
+        def units(mass: float) -> tuple:  # (M g L, M g L sqrt(L/g)) for this mass
+            torque = mass * g * L
+            return torque, torque * math.sqrt(L / g)
+
+        torque_unit, rate_torque_unit = units(M)
         self._gains = {
             "trunk": (p["gain.trunk.kq"] * torque_unit, p["gain.trunk.kw"] * rate_torque_unit),
             "swing": (p["gain.swing.kq"] * torque_unit, 0.0),
@@ -249,11 +253,8 @@ class Controller:
             "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
         }
         if self._has_head:
-            head_M, head_torque_unit, head_rate_torque_unit = M, torque_unit, rate_torque_unit
-            if cm.head_gain_mass is not None:
-                head_M = cm.head_gain_mass
-                head_torque_unit = head_M * g * L
-                head_rate_torque_unit = head_torque_unit * math.sqrt(L / g)
+            head_M = M if cm.head_gain_mass is None else cm.head_gain_mass
+            head_torque_unit, head_rate_torque_unit = units(head_M)
             self._gains["head"] = (
                 p["gain.head.kq"] * head_torque_unit,
                 p["gain.head.kw"] * head_rate_torque_unit,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control.jacobian import cross3, moment_arm_vectors
+from ..control.jacobian import cross3, moment_arm_vectors, subtree_bodies
 from ..control.model import ControlModel
 from ..control.sensors import Sensors
 from ..control.targets import base_pose_features
@@ -88,17 +88,13 @@ def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
 
 def head_chain_mass(meta: ModelMeta) -> float:
     """kg: the bodies the head-chain joints carry (their children and every body beyond them)."""
-    kind = {j.child: CONTROL_JOINT_KIND.get(j.kind) for j in meta.joints}
-    parent = {b.name: b.parent for b in meta.bodies}
-
-    def carried(body) -> bool:
-        while body is not None:
-            if kind.get(body) == "head_chain":
-                return True
-            body = parent.get(body)
-        return False
-
-    mass = sum(b.mass for b in meta.bodies if carried(b.name))
+    index = {b.name: i for i, b in enumerate(meta.bodies)}
+    parents = [index.get(b.parent) for b in meta.bodies]
+    carried = set()
+    for j in meta.joints:
+        if CONTROL_JOINT_KIND.get(j.kind) == "head_chain":
+            carried |= subtree_bodies(parents, index[j.child])
+    mass = sum(meta.bodies[i].mass for i in sorted(carried))
     if mass <= 0.0:
         raise ValueError(f"{meta.source}: features.head_gain_mass: no body on a head-chain joint")
     return mass
