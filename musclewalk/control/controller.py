@@ -696,5 +696,22 @@ class Controller:
             # the swing / stance-preparation foot's target (with swing_foot.follow_shank, per leg)
             row[f"foot_pitch_target_{tag}"] = self._foot_pitch_targets[leg]
         row["knee_flexion_target"] = self.params["knee.theta"]
+        if self._has_head:
+            row.update(self._head_log(s, last["target_heading"]))
         row["excitation_mean"] = float(self.excitation.mean())
         return row
+
+    def _head_log(self, s: Sensors, target_heading: float) -> dict:
+        """The head's errors behind eq 14 and 22 (target minus actual): position along the target
+        heading and up in m, forward velocity in m/s, pitch in rad (nose down positive)."""
+        cm = self.model
+        head = cm.head_body
+        error = s.body_pos[cm.trunk_body] + s.body_R[cm.trunk_body] @ cm.head_offset - s.body_pos[head]
+        forward = np.array((math.cos(target_heading), 0.0, -math.sin(target_heading)))
+        return {
+            "head_forward_error": float(error @ forward),
+            "head_up_error": float(error[1]),
+            "head_forward_speed": float(s.body_vel[head] @ forward),
+            "head_pitch_target": self._head_pitch,
+            "head_pitch": trunk_angles(s.body_R[head])[1],
+        }

@@ -308,6 +308,20 @@ def test_head_feedback(creature):
     assert ctrl.feedback[ix("neck_flexor")] > 0.0 > ctrl.feedback[ix("neck_extensor")]
 
 
+def test_head_errors_in_the_controller_log(creature):
+    """controller.csv shows the head's errors behind eq 14 and 22 (target minus actual)."""
+    s = base_sensors(creature)
+    s.body_pos[2] += (0.04, -0.03, 0.0)  # ahead of and below its place over the trunk
+    s.body_vel[2] = (0.7, 0.0, 0.0)
+    s.body_R[2] = facing_rotations(0.0, -0.2, 0.0)[0]  # nose down by 0.2 rad
+    row = _settled_feedback(creature, s).log_row()
+    assert row["head_forward_error"] == pytest.approx(-0.04)
+    assert row["head_up_error"] == pytest.approx(0.03)
+    assert row["head_forward_speed"] == pytest.approx(0.7)
+    assert row["head_pitch"] - row["head_pitch_target"] == pytest.approx(0.2)
+    assert list(row)[-1] == "excitation_mean"
+
+
 def test_head_gains_in_units_of_the_head_chain_mass(creature):
     """A model whose head gains are in units of its head chain's mass (a neck of a few kilograms
     on a heavy creature) asks the head-chain muscles for that share of the whole-body feedback."""
