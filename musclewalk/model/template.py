@@ -18,8 +18,9 @@ from typing import Any, Iterable
 import numpy as np
 import yaml
 
+from ..constants import GRAVITY
 from .expr import ExpressionError, evaluate, format_name
-from .kinematics import base_pose_transforms, path_length
+from .kinematics import base_pose_transforms, path_length, world_point
 from .metadata import HEAD_GAIN_MASSES, MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
 from .spec import (
     AXES,
@@ -609,6 +610,7 @@ class _Expander:
         axes = {"along": direction, "anterior": anterior, "lateral": lateral}
         for j, (parent, child) in enumerate(joints, start=1):
             jloc = next(jt.location for jt in self.joints if jt.child == child)
+            chain_vars = {"chain_load": self._chain_load(parent, jloc, [c for _, c in joints[j - 1 :]])}
             for mi, m in enumerate(chain.get("muscles", []) or []):
                 mkey = f"{key}.muscles[{mi}]"
                 points = []
@@ -630,9 +632,20 @@ class _Expander:
                     points.append({"body": body, "loc": loc, "ranges": ranges})
                 entry = dict(m)
                 entry["_points"] = points
+                entry["_vars"] = chain_vars
                 entry["name"] = f"{m['name']}_{j}"
                 entry.setdefault("unique", m["name"])
                 self._muscle_entry(part, entry, f"{mkey}(joint {j})")
+
+    def _chain_load(self, parent: str, joint_location, distal: list[str]) -> float:
+        """Gravity's moment (N m) on a chain joint when everything beyond it is held straight out
+        horizontally: the distal bodies' weight times their centre of mass' distance from the joint
+        in the base pose (template variable ``chain_load`` of chain muscles)."""
+        joint = world_point(self.transforms, parent, joint_location)
+        masses = np.array([self.bodies[b].mass for b in distal])
+        coms = np.array([world_point(self.transforms, b, self.bodies[b].com) for b in distal])
+        com = masses @ coms / masses.sum()
+        return float(masses.sum() * GRAVITY * np.linalg.norm(com - joint))
 
     def _mass_properties(self, body: BodySpec, density: float):
         masses = [density * s.volume() for s in body.shapes]
@@ -682,7 +695,7 @@ class _Expander:
             if raw_points is None:
                 raw_points = self._muscle_point_entries(part, entry, key, side)
             points = self._muscle_path(part, raw_points, key, name, side)
-            fmax, lopt, lts, pen, rule = self._muscle_properties(part, entry, key, points)
+            fmax, lopt, lts, pen, rule = self._muscle_properties(part, entry, key, points, entry.get("_vars"))
             function = self._muscle_function(part, entry, key)
             props = entry.get("properties", {}) or {}
             unique = str(entry.get("unique", base))
@@ -765,14 +778,14 @@ class _Expander:
             raise self.err(f"{key}.points", "a muscle must span at least one joint", part.path)
         return points
 
-    def _muscle_properties(self, part, entry, key, points) -> tuple:
+    def _muscle_properties(self, part, entry, key, points, extra=None) -> tuple:
         """(F_max, l_opt, l_slack, pennation, rule): the lengths follow the path length in the
-        base pose by the entry's property rule."""
+        base pose by the entry's property rule; ``extra``: variables of chain muscles."""
         props = entry.get("properties", {}) or {}
         pk = f"{key}.properties"
-        fmax = self.num(part, props.get("max_isometric_force"), f"{pk}.max_isometric_force")
-        lopt = self.num(part, props.get("optimal_fiber_length"), f"{pk}.optimal_fiber_length")
-        pen = self.num(part, props.get("pennation", 0), f"{pk}.pennation")
+        fmax = self.num(part, props.get("max_isometric_force"), f"{pk}.max_isometric_force", extra)
+        lopt = self.num(part, props.get("optimal_fiber_length"), f"{pk}.optimal_fiber_length", extra)
+        pen = self.num(part, props.get("pennation", 0), f"{pk}.pennation", extra)
         rule = str(props.get("rule", "full"))
         length = path_length(self.transforms, [(p.body, p.location) for p in points])
         if rule == "full":

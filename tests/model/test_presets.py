@@ -180,3 +180,44 @@ def test_neck_and_tail_stop_at_their_declared_ranges(built_models, name, dofs):
     """Without these limits the Ostrich's first neck joint folded to 112 deg, and its integrator
     took about six times the steps (models/templates/neck_tail.yaml)."""
     _assert_stop_at_declared_ranges(built_models[name], ("neck_", "tail_"), dofs, 10.0)
+
+
+@pytest.mark.parametrize("name", ["Ostrich", "LongNeck"])
+def test_neck_muscles_hold_the_neck_out_horizontally(built_models, name):
+    """Each neck joint's posterior muscles (moment arms from OpenSim) hold the neck and head beyond
+    it straight out horizontally (their weight times the distance of their centre of mass from
+    the joint, from OpenSim's base pose) about neck_holding = 3 times over, or have the distal
+    joints' 250 N x force_scale where that is more; the anterior muscles 0.6 of that force."""
+    osim = import_opensim()
+    model = osim.Model(str(built_models[name]))
+    state = model.initSystem()
+    model.realizePosition(state)
+    spec = load_creature(name)
+    force_scale = (spec.total_mass / 75.16) ** (2.0 / 3.0)
+    bodies = {b.getName(): b for b in model.getBodySet()}
+    neck = sorted((b for b in bodies if b.startswith("neck_")), key=lambda b: int(b.split("_")[1]))
+    chain = [*neck, "head"]
+    muscles = model.getMuscles()
+    ratios = []
+    for k, child in enumerate(chain, start=1):
+        joint = bodies[child].findStationLocationInGround(state, osim.Vec3(0, 0, 0)).to_numpy()
+        masses = np.array([bodies[b].getMass() for b in chain[k - 1 :]])
+        coms = np.array(
+            [
+                bodies[b].findStationLocationInGround(state, bodies[b].getMassCenter()).to_numpy()
+                for b in chain[k - 1 :]
+            ]
+        )
+        load = masses.sum() * 9.80665 * np.linalg.norm(masses @ coms / masses.sum() - joint)
+        coordinate = model.getCoordinateSet().get(f"neck_flexion_{k}")
+        posterior = [muscles.get(f"neck_posterior_{k}_{s}") for s in "rl"]
+        anterior = [muscles.get(f"neck_anterior_{k}_{s}") for s in "rl"]
+        fmax = posterior[0].getMaxIsometricForce()
+        assert fmax == pytest.approx(max(250 * force_scale, 3 * load / (2 * 1.2 * 0.035)), rel=1e-9)
+        assert anterior[0].getMaxIsometricForce() == pytest.approx(0.6 * fmax, rel=1e-12)
+        holding = -sum(m.getMaxIsometricForce() * m.computeMomentArm(state, coordinate) for m in posterior)
+        ratios.append(holding / load)
+    # the moment arms are about 1.2 neck radii in the base pose (less at the Ostrich's first
+    # joint, where the neck leaves the torso at an angle)
+    assert min(ratios) > 2 and ratios[1] == pytest.approx(3, abs=0.2)
+    assert ratios[-1] > 9  # the head joint keeps 250 N
