@@ -309,3 +309,24 @@ def test_cli_runs_take_run_folders_relative_to_the_caller(tmp_path, monkeypatch)
     cmd, kw = calls[0]
     assert kw["cwd"] == REPO
     assert cmd[-6:] == ["analyze", str(tmp_path / "run"), "-o", str(tmp_path / "a.json"), "--speed", "1.3"]
+
+
+def test_holding_moments_tabulates_each_flexion_joint(built_models, tmp_path):
+    """analysis/holding_moments.py: a row per flexion coordinate; the LongNeck's neck joints hold
+    what lies beyond them out horizontally (README "Getting a creature to walk"), and a missing
+    model file is one error naming it."""
+    out = tmp_path / "holding.md"
+    r = run_script("holding_moments.py", built_models["LongNeck"], "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {
+        cells[1].strip(): [float(c) for c in cells[2:7]]
+        for cells in (line.split("|") for line in out.read_text().splitlines())
+        if len(cells) == 8 and cells[1].strip().endswith(tuple("0123456789lr"))
+    }
+    assert {f"neck_flexion_{k}" for k in range(1, 10)} | {"hip_flexion_r", "hip_flexion_l"} <= set(rows)
+    mass, load, positive, negative, ratio = rows["neck_flexion_1"]
+    assert 5.0 < mass < 6.5 and load > 20.0
+    assert ratio == pytest.approx(min(positive, negative) / load, abs=0.01) and ratio > 1.5
+    assert rows["neck_flexion_9"][1] < rows["neck_flexion_1"][1]  # the head joint carries least
+    missing = run_script("holding_moments.py", tmp_path / "none.osim")
+    assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
