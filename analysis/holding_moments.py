@@ -1,9 +1,9 @@
 """How strongly each flexion joint's muscles hold what lies beyond it: for every coordinate whose
-name contains "flexion" (hips, knees, spine, neck and tail segments), in the model's default pose,
+name contains "flexion" (hips, spine, neck and tail segments, arms), in the model's default pose,
 the mass the joint carries (the bodies beyond it), the moment gravity puts on the joint when they
-are held straight out horizontally (their weight times the distance of their centre of mass from
-the joint), the muscles' largest moments either way (sum of F_max x moment arm, each direction)
-and the weaker of the two as a multiple of that moment.
+are tipped level in their default-pose shape (their weight times the distance of their centre of
+mass from the joint), the muscles' largest moments either way (sum of F_max x moment arm, each
+direction) and the weaker of the two as a multiple of that moment.
 
     musclewalk build LongNeck -o longneck.osim [--set upper_body.neck_holding=0.5]
     python3.11 analysis/holding_moments.py longneck.osim [MODEL.osim ...] [--out FILE.md]
@@ -23,15 +23,8 @@ import numpy as np
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.constants import GRAVITY
+from musclewalk.model.kinematics import bodies_beyond
 from musclewalk.opensim_env import import_opensim
-
-
-def _distal_bodies(model, body: str) -> list[str]:
-    out = [body]
-    for joint in model.getJointSet():
-        if joint.getParentFrame().findBaseFrame().getName() == body:
-            out += _distal_bodies(model, joint.getChildFrame().findBaseFrame().getName())
-    return out
 
 
 def holding_rows(path: Path) -> list[dict]:
@@ -40,12 +33,16 @@ def holding_rows(path: Path) -> list[dict]:
     state = model.initSystem()
     model.realizePosition(state)
     bodies = {b.getName(): b for b in model.getBodySet()}
+    links = [
+        (j.getParentFrame().findBaseFrame().getName(), j.getChildFrame().findBaseFrame().getName())
+        for j in model.getJointSet()
+    ]
     rows = []
     for joint in model.getJointSet():
         child = joint.getChildFrame().findBaseFrame().getName()
         if child not in bodies:
             continue
-        distal = _distal_bodies(model, child)
+        distal = bodies_beyond(links, child)
         masses = np.array([bodies[b].getMass() for b in distal])
         coms = np.array(
             [

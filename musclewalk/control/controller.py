@@ -595,12 +595,8 @@ class Controller:
     ) -> None:
         """Eq 14: head PD force F̃ toward its place over the trunk at the target velocity; adds
         (P_head - j_k) x F̃ to the head-chain pairs' rows of moment (in place)."""
-        cm = self.model
-        head = cm.head_body
-        target_head_pos = s.body_pos[cm.trunk_body] + R_trunk @ cm.head_offset
-        target_head_vel = np.array(
-            (target_speed * math.cos(target_heading), 0.0, -target_speed * math.sin(target_heading))
-        )
+        head = self.model.head_body
+        target_head_pos, target_head_vel = self._head_target(s, R_trunk, target_speed, target_heading)
         force = self._kp_head * (target_head_pos - s.body_pos[head]) + self._kv_head * (
             target_head_vel - s.body_vel[head]
         )
@@ -608,6 +604,17 @@ class Controller:
         # d x F = d @ [F]x
         cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
         moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+
+    def _head_target(
+        self, s: Sensors, R_trunk: np.ndarray, target_speed: float, target_heading: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Eq 14's targets: the head's place over the trunk (its base-pose offset in the trunk's
+        frame) and the target velocity along the target heading."""
+        position = s.body_pos[self.model.trunk_body] + R_trunk @ self.model.head_offset
+        velocity = np.array(
+            (target_speed * math.cos(target_heading), 0.0, -target_speed * math.sin(target_heading))
+        )
+        return position, velocity
 
     def _knee_overextension_inhibition(self, s: Sensors, states: tuple) -> np.ndarray:
         """Negative feedback per muscle for each stance / lift-off leg whose knee is extending below
@@ -697,21 +704,23 @@ class Controller:
             row[f"foot_pitch_target_{tag}"] = self._foot_pitch_targets[leg]
         row["knee_flexion_target"] = self.params["knee.theta"]
         if self._has_head:
-            row.update(self._head_log(s, last["target_heading"]))
+            row.update(self._head_log(s, last["target_speed"], last["target_heading"]))
         row["excitation_mean"] = float(self.excitation.mean())
         return row
 
-    def _head_log(self, s: Sensors, target_heading: float) -> dict:
+    def _head_log(self, s: Sensors, target_speed: float, target_heading: float) -> dict:
         """The head's errors behind eq 14 and 22 (target minus actual): position along the target
-        heading and up in m, forward velocity in m/s, pitch in rad (nose down positive)."""
-        cm = self.model
-        head = cm.head_body
-        error = s.body_pos[cm.trunk_body] + s.body_R[cm.trunk_body] @ cm.head_offset - s.body_pos[head]
+        heading and up in m, velocity along the target heading in m/s, pitch in rad (nose down
+        positive)."""
+        head = self.model.head_body
+        position, velocity = self._head_target(
+            s, s.body_R[self.model.trunk_body], target_speed, target_heading
+        )
         forward = np.array((math.cos(target_heading), 0.0, -math.sin(target_heading)))
         return {
-            "head_forward_error": float(error @ forward),
-            "head_up_error": float(error[1]),
-            "head_forward_speed": float(s.body_vel[head] @ forward),
+            "head_forward_error": float((position - s.body_pos[head]) @ forward),
+            "head_up_error": float(position[1] - s.body_pos[head][1]),
+            "head_forward_speed_error": float((velocity - s.body_vel[head]) @ forward),
             "head_pitch_target": self._head_pitch,
             "head_pitch": trunk_angles(s.body_R[head])[1],
         }

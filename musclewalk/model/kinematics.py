@@ -46,3 +46,11 @@ def path_length(transforms, points) -> float:
     """Length of a polyline path (eq. 8) given [(body, local_location), ...]."""
     world = np.array([world_point(transforms, b, loc) for b, loc in points])
     return float(np.sum(np.linalg.norm(np.diff(world, axis=0), axis=1)))
+
+
+def bodies_beyond(joints, body: str) -> list[str]:
+    """``body`` and every body attached beyond it, given the model's (parent, child) name pairs."""
+    out = [body]
+    for name in out:
+        out += [child for parent, child in joints if parent == name and child not in out]
+    return out

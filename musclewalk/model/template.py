@@ -20,7 +20,7 @@ import yaml
 
 from ..constants import GRAVITY
 from .expr import ExpressionError, evaluate, format_name
-from .kinematics import base_pose_transforms, path_length, world_point
+from .kinematics import base_pose_transforms, bodies_beyond, path_length, world_point
 from .metadata import HEAD_GAIN_MASSES, MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
 from .spec import (
     AXES,
@@ -610,7 +610,7 @@ class _Expander:
         axes = {"along": direction, "anterior": anterior, "lateral": lateral}
         for j, (parent, child) in enumerate(joints, start=1):
             jloc = next(jt.location for jt in self.joints if jt.child == child)
-            chain_vars = {"chain_load": self._chain_load(parent, jloc, [c for _, c in joints[j - 1 :]])}
+            chain_vars = {"chain_load": self._chain_load(child)}
             for mi, m in enumerate(chain.get("muscles", []) or []):
                 mkey = f"{key}.muscles[{mi}]"
                 points = []
@@ -637,11 +637,12 @@ class _Expander:
                 entry.setdefault("unique", m["name"])
                 self._muscle_entry(part, entry, f"{mkey}(joint {j})")
 
-    def _chain_load(self, parent: str, joint_location, distal: list[str]) -> float:
-        """Gravity's moment (N m) on a chain joint when everything beyond it is held straight out
-        horizontally: the distal bodies' weight times their centre of mass' distance from the joint
-        in the base pose (template variable ``chain_load`` of chain muscles)."""
-        joint = world_point(self.transforms, parent, joint_location)
+    def _chain_load(self, child: str) -> float:
+        """Gravity's moment (N m) on the joint of ``child`` when the bodies beyond it, in their
+        base-pose shape, are tipped level: their weight times the distance of their centre of mass
+        from the joint in the base pose (template variable ``chain_load`` of chain muscles)."""
+        joint = self.transforms[child][1]
+        distal = bodies_beyond([(jt.parent, jt.child) for jt in self.joints], child)
         masses = np.array([self.bodies[b].mass for b in distal])
         coms = np.array([world_point(self.transforms, b, self.bodies[b].com) for b in distal])
         com = masses @ coms / masses.sum()
@@ -789,7 +790,7 @@ class _Expander:
         rule = str(props.get("rule", "full"))
         length = path_length(self.transforms, [(p.body, p.location) for p in points])
         if rule == "full":
-            lopt, lts = self._full_rule_lengths(part, props, pk, lopt, pen, length)
+            lopt, lts = self._full_rule_lengths(part, props, pk, lopt, pen, length, extra)
         elif rule == "lopt_only":
             lts = length - lopt * math.cos(pen)
             if lts <= 0:
@@ -804,13 +805,13 @@ class _Expander:
             raise self.err(pk, "forces and lengths must be positive", part.path)
         return fmax, lopt, lts, pen, rule
 
-    def _full_rule_lengths(self, part, props, pk, lopt, pen, length) -> tuple:
+    def _full_rule_lengths(self, part, props, pk, lopt, pen, length, extra=None) -> tuple:
         """Rule ``full``: (l_opt, l_slack), both scaled to the path ``length`` unless
         ``scale_to_path`` is false."""
-        lts = self.num(part, props.get("tendon_slack_length"), f"{pk}.tendon_slack_length")
+        lts = self.num(part, props.get("tendon_slack_length"), f"{pk}.tendon_slack_length", extra)
         # normalized fibre length in the base pose (1: optimal there); the reference
         # model's standing value keeps e.g. the vasti from resisting knee flexion passively
-        base_fl = self.num(part, props.get("base_fiber_length", 1.0), f"{pk}.base_fiber_length")
+        base_fl = self.num(part, props.get("base_fiber_length", 1.0), f"{pk}.base_fiber_length", extra)
         if not 0.3 <= base_fl <= 1.7:
             raise self.err(f"{pk}.base_fiber_length", f"expected 0.3 .. 1.7, got {base_fl:g}", part.path)
         if props.get("scale_to_path", True):

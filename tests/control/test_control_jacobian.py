@@ -191,11 +191,11 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
 # JT signs through the controller ---------------------------------------------------------------
 
 
-def _settled_feedback(creature, sensors, params=None, initial=("stance", "swing")):
+def _settled_feedback(creature, sensors, params=None, initial=("stance", "swing"), speed=0.0, heading=0.0):
     """Run past the longest delay with constant sensors; return the controller."""
     p = zero_constants(creature.model)
     p.update(params or {})
-    ctrl = Controller(creature.model, params=p, speed=0.0, heading=0.0)
+    ctrl = Controller(creature.model, params=p, speed=speed, heading=heading)
     ctrl.reset(initial)
     for k in range(DELAY_MAX + 1):
         sensors.t = k * creature.model.dt
@@ -309,17 +309,27 @@ def test_head_feedback(creature):
 
 
 def test_head_errors_in_the_controller_log(creature):
-    """controller.csv shows the head's errors behind eq 14 and 22 (target minus actual)."""
-    s = base_sensors(creature)
-    s.body_pos[2] += (0.04, -0.03, 0.0)  # ahead of and below its place over the trunk
-    s.body_vel[2] = (0.7, 0.0, 0.0)
-    s.body_R[2] = facing_rotations(0.0, -0.2, 0.0)[0]  # nose down by 0.2 rad
-    row = _settled_feedback(creature, s).log_row()
+    """controller.csv shows the head's errors behind eq 14 and 22 (target minus actual): the
+    target place over a yawed, leaning trunk, along a target heading that is not the x axis, and
+    the head's pitch against a base-pose pitch that is not 0."""
+    import dataclasses
+
+    heading, speed = 0.5, 1.3
+    tilted = dataclasses.replace(creature, model=dataclasses.replace(creature.model, head_pitch0=0.15))
+    s = base_sensors(tilted)
+    R_trunk = facing_rotations(0.3, -0.1, 0.05)[0]
+    s.body_R[0] = R_trunk
+    forward = np.array([math.cos(heading), 0.0, -math.sin(heading)])
+    place = s.body_pos[0] + R_trunk @ tilted.model.head_offset
+    s.body_pos[2] = place + 0.04 * forward - np.array([0.0, 0.03, 0.0])  # ahead of and below it
+    s.body_vel[2] = (speed + 0.2) * forward
+    s.body_R[2] = facing_rotations(heading, -0.35, 0.0)[0]  # nose down by 0.35 rad
+    row = _settled_feedback(tilted, s, speed=speed, heading=heading).log_row()
     assert row["head_forward_error"] == pytest.approx(-0.04)
     assert row["head_up_error"] == pytest.approx(0.03)
-    assert row["head_forward_speed"] == pytest.approx(0.7)
-    assert row["head_pitch"] - row["head_pitch_target"] == pytest.approx(0.2)
-    assert list(row)[-1] == "excitation_mean"
+    assert row["head_forward_speed_error"] == pytest.approx(-0.2)
+    assert row["head_pitch_target"] == pytest.approx(0.15)
+    assert row["head_pitch"] == pytest.approx(0.35)
 
 
 def test_head_gains_in_units_of_the_head_chain_mass(creature):

@@ -221,3 +221,17 @@ def test_neck_muscles_hold_the_neck_out_horizontally(built_models, name):
     # joint, where the neck leaves the torso at an angle)
     assert min(ratios) > 2 and ratios[1] == pytest.approx(3, abs=0.2)
     assert ratios[-1] > 9  # the head joint keeps 250 N
+
+
+def test_bodies_beyond_a_joint():
+    from musclewalk.model.kinematics import bodies_beyond
+
+    links = [
+        ("root", "neck_1"),
+        ("neck_1", "neck_2"),
+        ("neck_2", "head"),
+        ("neck_1", "crest"),
+        ("root", "tail_1"),
+    ]
+    assert bodies_beyond(links, "neck_1") == ["neck_1", "neck_2", "crest", "head"]
+    assert bodies_beyond(links, "head") == ["head"]
