@@ -332,3 +332,29 @@ def test_holding_moments_tabulates_each_flexion_joint(built_models, tmp_path):
     assert rows["neck_flexion_9"][1] < rows["neck_flexion_1"][1]  # the head joint carries least
     missing = run_script("holding_moments.py", tmp_path / "none.osim")
     assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
+
+
+@pytest.mark.parametrize("creature", ["Ostrich", "LongLegs", "LongNeck"])
+def test_neck_muscles_keep_their_action_over_the_neck_range(built_models, tmp_path, creature):
+    """analysis/moment_arm_ranges.py: over each neck joint's flexion and bending range every neck
+    muscle keeps at least a fifth of its default-pose moment arm, with its sign (the first joint's
+    posterior muscles once flexed beyond 64 deg, where the Ostrich's and LongLegs' necks rested);
+    a stricter fraction lists the pairs that fall below it, and a missing model is one error."""
+    out = tmp_path / "arms.md"
+    prefixes = ["--coordinates", "neck_flexion_", "--coordinates", "neck_bending_"]
+    r = run_script("moment_arm_ranges.py", built_models[creature], *prefixes, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    head = out.read_text().splitlines()[0]
+    assert ": 0 of " in head and "below 0.2" in head, head
+    pairs = int(head.split(" of ")[1].split()[0])
+    assert pairs >= 4 * 2 * 6  # four muscles, two coordinates, at least six neck joints
+    strict = run_script(
+        "moment_arm_ranges.py", built_models[creature], *prefixes, "--fraction", "0.5", "--out", out
+    )
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| neck_")]
+    assert strict.returncode == 0 and rows
+    for row in rows:
+        fraction = float(row.split("|")[5])
+        assert 0.2 <= fraction < 0.5, row
+    missing = run_script("moment_arm_ranges.py", tmp_path / "none.osim")
+    assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr

@@ -611,6 +611,13 @@ class _Expander:
         for j, (parent, child) in enumerate(joints, start=1):
             jloc = next(jt.location for jt in self.joints if jt.child == child)
             chain_vars = {"chain_load": self._chain_load(child)}
+            # both sides' offsets are in the child's base-pose frame, so that each joint's muscles
+            # lie symmetric about it at coordinate 0 (the first segment's tilt is not a flexion)
+            child_in_parent = self.transforms[parent][0].T @ self.transforms[child][0]
+            side_axes = {
+                "parent": {a: child_in_parent @ v for a, v in axes.items()},
+                "child": axes,
+            }
             for mi, m in enumerate(chain.get("muscles", []) or []):
                 mkey = f"{key}.muscles[{mi}]"
                 points = []
@@ -618,14 +625,15 @@ class _Expander:
                     pkey = f"{mkey}.points[{pi}]"
                     body = parent if p["body"] == "parent" else child
                     origin = jloc if p["body"] == "parent" else np.zeros(3)
+                    point_axes = side_axes["parent" if p["body"] == "parent" else "child"]
                     offset = {a: self.num(part, p.get(a, 0), f"{pkey}.{a}") for a in axes}
-                    loc = origin + sum(offset[a] * axes[a] for a in axes)
+                    loc = origin + sum(offset[a] * point_axes[a] for a in axes)
                     ranges = {}
                     for a, rng in (p.get("free", {}) or {}).items():
                         if a not in axes:
                             raise self.err(f"{pkey}.free.{a}", "expected along/anterior/lateral", part.path)
-                        comp = int(np.argmax(np.abs(axes[a])))
-                        sign = float(np.sign(axes[a][comp]))
+                        comp = int(np.argmax(np.abs(point_axes[a])))
+                        sign = float(np.sign(point_axes[a][comp]))
                         lo = loc[comp] + sign * self.num(part, rng[0], f"{pkey}.free.{a}")
                         hi = loc[comp] + sign * self.num(part, rng[1], f"{pkey}.free.{a}")
                         ranges[AXES[comp]] = (min(lo, hi), max(lo, hi))
