@@ -7,7 +7,7 @@ snapshot every control step and calls `Controller.step`, which returns the muscl
 from .controller import FEEDBACK_SOURCES, Controller
 from .delays import DelayLine, delay_steps_from_seconds
 from .fsm import STATE_NAMES, GaitStateMachine, LegState, next_leg_states
-from .jacobian import crossing_segment, feature_muscle_forces, moment_arm_vectors, subtree_bodies
+from .jacobian import crossing_segment, feature_muscle_forces, moment_arm_vectors
 from .model import ControlModel, JointInfo, MuscleInfo, base_pose_features
 from .params import (
     GROUPS,
@@ -47,6 +47,5 @@ __all__ = [
     "delay_steps_from_seconds",
     "moment_arm_vectors",
     "crossing_segment",
-    "subtree_bodies",
     "feature_muscle_forces",
 ]

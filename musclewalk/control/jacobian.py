@@ -62,20 +62,6 @@ def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
-def subtree_bodies(body_parent: Sequence[int | None], body: int) -> set:
-    """``body`` and all its descendants, given each body's parent index (None / -1 for the root)."""
-    parent = [(-1 if p is None else int(p)) for p in body_parent]
-    out = {body}
-    changed = True
-    while changed:
-        changed = False
-        for b, p in enumerate(parent):
-            if p in out and b not in out:
-                out.add(b)
-                changed = True
-    return out
-
-
 def crossing_segment(path_bodies: Sequence[int], child_side_bodies: set) -> tuple:
     """Local indices (child-side point, parent-side point) of the first path segment that crosses
     the joint whose child subtree is ``child_side_bodies``; ValueError when no segment crosses it."""

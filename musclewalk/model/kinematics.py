@@ -48,8 +48,9 @@ def path_length(transforms, points) -> float:
     return float(np.sum(np.linalg.norm(np.diff(world, axis=0), axis=1)))
 
 
-def bodies_beyond(joints, body: str) -> list[str]:
-    """``body`` and every body attached beyond it, given the model's (parent, child) name pairs."""
+def bodies_beyond(joints, body):
+    """``body`` and every body attached beyond it, given the model's (parent, child) pairs of body
+    names (or of any other keys, e.g. indices)."""
     out = [body]
     for name in out:
         out += [child for parent, child in joints if parent == name and child not in out]

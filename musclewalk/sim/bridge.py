@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..control.jacobian import cross3, moment_arm_vectors, subtree_bodies
+from ..control.jacobian import cross3, moment_arm_vectors
 from ..control.model import ControlModel
 from ..control.sensors import Sensors
 from ..control.targets import base_pose_features
+from ..model.kinematics import bodies_beyond
 from ..model.metadata import ModelMeta
 
 # joint kinds of the model templates -> the controller's joint kinds
@@ -88,13 +89,12 @@ def control_model_from_meta(meta: ModelMeta, dt: float) -> ControlModel:
 
 def head_chain_mass(meta: ModelMeta) -> float:
     """kg: the bodies the head-chain joints carry (their children and every body beyond them)."""
-    index = {b.name: i for i, b in enumerate(meta.bodies)}
-    parents = [index.get(b.parent) for b in meta.bodies]
+    links = [(b.parent, b.name) for b in meta.bodies if b.parent is not None]
     carried = set()
     for j in meta.joints:
         if CONTROL_JOINT_KIND.get(j.kind) == "head_chain":
-            carried |= subtree_bodies(parents, index[j.child])
-    mass = sum(meta.bodies[i].mass for i in sorted(carried))
+            carried.update(bodies_beyond(links, j.child))
+    mass = sum(b.mass for b in meta.bodies if b.name in carried)
     if mass <= 0.0:
         raise ValueError(f"{meta.source}: features.head_gain_mass: no body on a head-chain joint")
     return mass

@@ -24,11 +24,12 @@ from musclewalk.control import (
     Sensors,
     crossing_segment,
     moment_arm_vectors,
-    subtree_bodies,
 )
+from musclewalk.model.kinematics import bodies_beyond
 
 BODIES = ["trunk", "torso", "head", "upper_r", "lower_r", "foot_r", "upper_l", "lower_l", "foot_l"]
 BODY_PARENT = [None, 0, 1, 0, 3, 4, 0, 6, 7]
+BODY_LINKS = [(parent, body) for body, parent in enumerate(BODY_PARENT) if parent is not None]
 HIP_HALF_WIDTH = 0.1
 LEG_LENGTH = 0.9
 MASS = 70.0
@@ -135,7 +136,7 @@ def build_creature(copies: int = 1, dt: float = DT, fmax: float = 1000.0, arms: 
     """``copies`` duplicates every muscle (distinct unique names); ``arms`` adds two constant-only arm
     muscles per side (spanning no modelled joint)."""
     body_index = {name: i for i, name in enumerate(BODIES)}
-    child_sets = [subtree_bodies(BODY_PARENT, child) for *_, child in JOINTS]
+    child_sets = [set(bodies_beyond(BODY_LINKS, child)) for *_, child in JOINTS]
     joint_pos = np.array([BODY_ORIGIN[child] for *_, child in JOINTS])
     muscles, points, pair_m, pair_j, pair_pts = [], [], [], [], []
 

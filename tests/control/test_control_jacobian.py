@@ -2,12 +2,13 @@ import math
 
 import numpy as np
 import pytest
-from control_synth import BODY_PARENT, base_sensors, zero_constants
+from control_synth import BODY_LINKS, base_sensors, zero_constants
 from scipy.spatial.transform import Rotation
 
-from musclewalk.control import Controller, crossing_segment, moment_arm_vectors, subtree_bodies
+from musclewalk.control import Controller, crossing_segment, moment_arm_vectors
 from musclewalk.control.jacobian import feature_muscle_forces, pair_moments
 from musclewalk.control.rotations import facing_rotations, heading_of, rotation_log, yaw_pitch_roll
+from musclewalk.model.kinematics import bodies_beyond
 
 DELAY_MAX = 20
 
@@ -44,8 +45,8 @@ def test_moment_arm_vectors_planar_hand_values():
 
 def test_crossing_segment_and_subtree():
     # trunk(0) -> upper_r(3) -> lower_r(4) -> foot_r(5)
-    assert subtree_bodies(BODY_PARENT, 3) == {3, 4, 5}
-    assert subtree_bodies(BODY_PARENT, 1) == {1, 2}
+    assert bodies_beyond(BODY_LINKS, 3) == [3, 4, 5]
+    assert bodies_beyond(BODY_LINKS, 1) == [1, 2]
     path = [0, 3, 3, 4]  # trunk, thigh, thigh, shank
     assert crossing_segment(path, {3, 4, 5}) == (1, 0)  # hip
     assert crossing_segment(path, {4, 5}) == (3, 2)  # knee
