@@ -217,9 +217,11 @@ def test_neck_muscles_hold_the_neck_out_horizontally(built_models, name):
         assert anterior[0].getMaxIsometricForce() == pytest.approx(0.6 * fmax, rel=1e-12)
         holding = -sum(m.getMaxIsometricForce() * m.computeMomentArm(state, coordinate) for m in posterior)
         ratios.append(holding / load)
-    # the moment arms are about 1.2 neck radii in the base pose (less at the Ostrich's first
-    # joint, where the neck leaves the torso at an angle)
-    assert min(ratios) > 2 and ratios[1] == pytest.approx(3, abs=0.2)
+        # each joint's muscles lie symmetric about it in the base pose, 1.2 neck radii from it,
+        # the first joint's too (its parent-side points are in the first segment's tilted frame)
+        arms = [m.computeMomentArm(state, coordinate) for m in (*posterior, *anterior)]
+        np.testing.assert_allclose(arms, [-0.042, -0.042, 0.042, 0.042], atol=1e-9, err_msg=child)
+    assert ratios[0] == pytest.approx(3, rel=1e-6) and ratios[1] == pytest.approx(3, rel=1e-6)
     assert ratios[-1] > 9  # the head joint keeps 250 N
 
 
