@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from run_folders import model_tables
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.constants import GRAVITY
@@ -79,31 +80,22 @@ def main(argv=None) -> int:
     ap.add_argument("models", nargs="+", type=Path, help="built .osim models")
     ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
     args = ap.parse_args(argv)
-    lines = []
-    for path in args.models:
-        if not path.is_file():
-            print(f"holding_moments.py: error: {path}: no such model file", file=sys.stderr)
-            return 2
-        lines += [
+
+    def table(path: Path) -> list[str]:
+        return [
             f"{path}",
             "",
             "| coordinate | mass carried, kg | held out horizontally, N m | muscles +, N m | muscles −, N m "
             "| weaker / held out |",
             "|---|---|---|---|---|---|",
-        ]
-        for r in holding_rows(path):
-            lines.append(
+            *(
                 f"| {r['coordinate']} | {r['mass']:.2f} | {r['load']:.1f} | {r['positive']:.1f} | "
                 f"{r['negative']:.1f} | {r['ratio']:.2f} |"
-            )
-        lines.append("")
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(args.out)
-    return 0
+                for r in holding_rows(path)
+            ),
+        ]
+
+    return model_tables("holding_moments.py", args.models, table, args.out)
 
 
 if __name__ == "__main__":

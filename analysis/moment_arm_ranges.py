@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from run_folders import model_tables
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.opensim_env import import_opensim
@@ -80,35 +81,27 @@ def main(argv=None) -> int:
     ap.add_argument("--coordinates", action="append", default=[], help="coordinate name prefix (repeatable)")
     ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
     args = ap.parse_args(argv)
-    lines = []
-    for path in args.models:
-        if not path.is_file():
-            print(f"moment_arm_ranges.py: error: {path}: no such model file", file=sys.stderr)
-            return 2
+
+    def table(path: Path) -> list[str]:
         rows = moment_arm_rows(path, args.coordinates, args.min_arm)
-        weak = [r for r in rows if r["fraction"] < args.fraction]
-        lines += [
+        weak = sorted(
+            (r for r in rows if r["fraction"] < args.fraction), key=lambda r: (r["coordinate"], r["muscle"])
+        )
+        return [
             f"{path}: {len(weak)} of {len(rows)} muscle-coordinate pairs fall below {args.fraction:g} "
             "of their default-pose moment arm within the coordinate's range (below 0: they act the "
             "other way there)",
             "",
             "| muscle | coordinate | range, deg | default-pose arm, mm | smallest / default | at, deg |",
             "|---|---|---|---|---|---|",
+            *(
+                f"| {r['muscle']} | {r['coordinate']} | {r['range'][0]:.0f} to {r['range'][1]:.0f} | "
+                f"{1000 * r['arm']:+.1f} | {r['fraction']:+.2f} | {r['at']:.0f} |"
+                for r in weak
+            ),
         ]
-        for r in sorted(weak, key=lambda r: (r["coordinate"], r["muscle"])):
-            lo, hi = r["range"]
-            lines.append(
-                f"| {r['muscle']} | {r['coordinate']} | {lo:.0f} to {hi:.0f} | {1000 * r['arm']:+.1f} | "
-                f"{r['fraction']:+.2f} | {r['at']:.0f} |"
-            )
-        lines.append("")
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        tmp = args.out.with_name(args.out.name + ".tmp")
-        tmp.write_text(text)
-        tmp.replace(args.out)
-    return 0
+
+    return model_tables("moment_arm_ranges.py", args.models, table, args.out)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""What the analysis/ scripts that read one optimization run folder share: the check that it is
-one, and printing a result table that may also go to a file."""
+"""What the analysis/ scripts that read one optimization run folder (or built models) share: the
+check that it is one, and printing result tables that may also go to a file."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+from typing import Callable
 
 
 def runs_parser(description: str, runs_help: str = "run folders (best.json + optimized.osim)"):
@@ -36,3 +38,18 @@ def write_whole(text: str, out: Path) -> None:
     tmp = out.with_name(out.name + ".tmp")
     tmp.write_text(text)
     tmp.replace(out)
+
+
+def model_tables(
+    script: str, models: list[Path], table: Callable[[Path], list[str]], out: Path | None
+) -> int:
+    """Exit status of a script over built .osim models: each model's table (``table(path)``, its
+    lines) `emit`-ted together; a missing model file is one error naming it (2)."""
+    lines = []
+    for path in models:
+        if not path.is_file():
+            print(f"{script}: error: {path}: no such model file", file=sys.stderr)
+            return 2
+        lines += [*table(path), ""]
+    emit("\n".join(lines), out)
+    return 0
