@@ -608,9 +608,10 @@ class _Expander:
         anterior /= np.linalg.norm(anterior)
         lateral = np.array([0.0, 0.0, 1.0])
         axes = {"along": direction, "anterior": anterior, "lateral": lateral}
+        links = [(jt.parent, jt.child) for jt in self.joints]
         for j, (parent, child) in enumerate(joints, start=1):
             jloc = next(jt.location for jt in self.joints if jt.child == child)
-            chain_vars = {"chain_load": self._chain_load(child)}
+            chain_vars = {"chain_load": self._chain_load(child, links)}
             # both sides' offsets are in the child's base-pose frame, so that each joint's muscles
             # lie symmetric about it at coordinate 0 (the first segment's tilt is not a flexion)
             child_in_parent = self.transforms[parent][0].T @ self.transforms[child][0]
@@ -645,12 +646,13 @@ class _Expander:
                 entry.setdefault("unique", m["name"])
                 self._muscle_entry(part, entry, f"{mkey}(joint {j})")
 
-    def _chain_load(self, child: str) -> float:
+    def _chain_load(self, child: str, links: list[tuple[str, str]]) -> float:
         """Gravity's moment (N m) on the joint of ``child`` when the bodies beyond it, in their
         base-pose shape, are tipped level: their weight times the distance of their centre of mass
-        from the joint in the base pose (template variable ``chain_load`` of chain muscles)."""
+        from the joint in the base pose (template variable ``chain_load`` of chain muscles).
+        ``links``: the model's (parent, child) joints."""
         joint = self.transforms[child][1]
-        distal = bodies_beyond([(jt.parent, jt.child) for jt in self.joints], child)
+        distal = bodies_beyond(links, child)
         masses = np.array([self.bodies[b].mass for b in distal])
         coms = np.array([world_point(self.transforms, b, self.bodies[b].com) for b in distal])
         com = masses @ coms / masses.sum()
