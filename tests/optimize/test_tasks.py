@@ -194,7 +194,14 @@ def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
         assert (TASKS / f"{named}.yaml").is_file(), path
         for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside the experiment
             own = yaml.safe_load(path.read_text())["stages"][i].get("task") if stage.task else None
-            assert stage_settings(exp, i).task == (named if own is None else str(path.parent / own)), path
+            if own is None:
+                expected = named
+            elif own.endswith((".yaml", ".yml")):
+                expected = str(path.parent / own)
+            else:  # or a name in models/tasks/
+                assert (TASKS / f"{own}.yaml").is_file(), path
+                expected = own
+            assert stage_settings(exp, i).task == expected, path
 
 
 # ------------------------------------------------------------------------------ CRN: the rule
