@@ -2,7 +2,7 @@
 responds to one parameter moved alone (the README's probes, e.g. "moved alone it falls after
 3.81 s").
 
-    python3.11 analysis/vary_parameters.py RUN OUT NAME=VALUE [NAME=VALUE ...]
+    python3.11 analysis/vary_parameters.py RUN OUT NAME=VALUE [NAME=VALUE ...] [--model MODEL.osim]
     python3.11 analysis/human_targets.py OUT          # re-simulate, analyze and compare the copy
 
 NAME is a parameter of best.json: a controller or initial-state name (``prep.theta0``,
@@ -14,6 +14,10 @@ The copy's optimized.osim and metadata are rewritten from the run's own model co
 best kept in a run's generation-N/ folder, the run's, one folder up) with the changed values, as
 the optimizer writes them; best.json keeps its recorded objective, which no longer belongs to the
 changed values (the copy is for re-simulation, not a result).
+
+--model puts the run's values on another build of its creature (with its .meta.json beside it,
+e.g. a later run's model/ copy built from today's templates), as a warm start carries them over:
+model parameters that build has and the run lacks keep that build's values unless named here.
 """
 
 from __future__ import annotations
@@ -44,13 +48,21 @@ def _feature_parameters(run: Path) -> set[str]:
     return {s.name for s in controller_parameter_specs(cm) if s.extension}
 
 
-def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
+def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = None) -> None:
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
+    new_model_names = {}
+    if model is not None:
+        if not model.is_file() or not meta_path(model).is_file():
+            raise SystemExit(f"{model}: expected a built model (.osim) with its .meta.json beside it")
+        new_vectors = ModelVectors(load_meta(meta_path(model)))
+        new_model_names = {kind: set(new_vectors.names(kind)) for kind in MODEL_KINDS}
     for name, value in changes.items():
         kind, _, rest = name.partition(".")
         if kind in MODEL_KINDS:
             section, key = params["model"].setdefault(kind, {}), rest
+            if key in new_model_names.get(kind, ()):
+                section.setdefault(key, None)
         else:
             section = next((params[s] for s in ("controller", "initial_state") if name in params[s]), None)
             key = name
@@ -61,7 +73,7 @@ def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
         if section is None or key not in section:
             raise SystemExit(f"{run / 'best.json'}: parameters: no {name!r} to change")
         section[key] = value
-    models = sorted((run / "model").glob("*.osim"))
+    models = sorted((run / "model").glob("*.osim")) if model is None else [model]
     if not models and run.name.startswith("generation-"):
         models = sorted((run.parent / "model").glob("*.osim"))
     if len(models) != 1:
@@ -69,7 +81,15 @@ def vary(run: Path, out: Path, changes: dict[str, float]) -> None:
         raise SystemExit(f"{where}: expected the run's one model copy (*.osim)")
     if out.exists():
         raise SystemExit(f"{out}: exists (choose a new folder)")
-    shutil.copytree(run, out, ignore=shutil.ignore_patterns("stages", "checkpoint.pkl", ".musclewalk.lock"))
+    if model is not None:
+        for kind, names in new_model_names.items():  # what the other build lacks is dropped
+            params["model"][kind] = {k: v for k, v in params["model"].get(kind, {}).items() if k in names}
+    shutil.copytree(
+        run, out, ignore=shutil.ignore_patterns("stages", "checkpoint.pkl", ".musclewalk.lock", "model")
+    )
+    (out / "model").mkdir()
+    for f in (models[0], meta_path(models[0])):
+        shutil.copy2(f, out / "model" / f.name)
     tree = parse_osim(models[0])
     vectors = ModelVectors(load_meta(meta_path(models[0])))
     vectors.write(tree, params["model"])
@@ -89,6 +109,11 @@ def main(argv=None) -> int:
     ap.add_argument("run", type=Path, help="run folder (best.json, model/, optimized.osim)")
     ap.add_argument("out", type=Path, help="new folder for the copy")
     ap.add_argument("changes", nargs="+", metavar="NAME=VALUE")
+    ap.add_argument(
+        "--model",
+        type=Path,
+        help="another build of the creature (.osim, its .meta.json beside it)",
+    )
     args = ap.parse_args(argv)
     changes = {}
     for item in args.changes:
@@ -99,7 +124,7 @@ def main(argv=None) -> int:
             sep = ""
         if not sep:
             ap.error(f"{item!r}: expected NAME=VALUE with a number")
-    vary(args.run, args.out, changes)
+    vary(args.run, args.out, changes, args.model)
     print(f"wrote {args.out}")
     return 0
 

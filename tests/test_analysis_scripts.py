@@ -140,6 +140,50 @@ def test_human_targets_judge_each_figure():
     assert lines[-1] == "- most switching excitations, per s: hip_abductor_posterior_l 31"
 
 
+def test_vary_parameters_puts_a_run_on_another_build(tmp_path, humanlegs_osim):
+    """analysis/vary_parameters.py --model: the run's values on another build of its creature (a
+    later template's, with a gain the run's best.json lacks: here one it is made to lack), which
+    keeps that build's value unless named; without --model the name is unknown to the run."""
+    import json
+    import shutil
+
+    from lxml import etree
+
+    run = tmp_path / "run"
+    shutil.copytree(
+        REPO / "models/optimized/HumanLegs-walk-1.3", run, ignore=shutil.ignore_patterns("stages")
+    )
+    best = json.loads((run / "best.json").read_text())
+    del best["parameters"]["model"]["passive"]["ankle_axial.stiffness"]
+    (run / "best.json").write_text(json.dumps(best))
+    build = tmp_path / "build" / "HumanLegs.osim"
+    build.parent.mkdir()
+    for f in (humanlegs_osim, humanlegs_osim.with_suffix(".meta.json")):
+        shutil.copy(f, build.parent / f.name)
+
+    def stiffness(osim, spring="spring_ankle_rotation_r"):
+        return float(etree.parse(str(osim)).find(f".//*[@name='{spring}']").findtext("stiffness"))
+
+    named = "passive.ankle_axial.stiffness"
+    lacking = run_script("vary_parameters.py", run, tmp_path / "lacking", f"{named}=0.75")
+    assert lacking.returncode != 0 and f"no {named!r}" in lacking.stderr
+    out = tmp_path / "varied"
+    r = run_script("vary_parameters.py", run, out, f"{named}=0.75", "--model", build)
+    assert r.returncode == 0, r.stderr[-2000:]
+    meta = json.loads((out / "optimized.meta.json").read_text())
+    entry = next(e for e in meta["passive"] if e["name"] == "ankle_axial.stiffness")
+    assert stiffness(out / "optimized.osim") == pytest.approx(
+        entry["lo"] + 0.75 * (entry["hi"] - entry["lo"])
+    )
+    assert (out / "model" / "HumanLegs.osim").read_bytes() == build.read_bytes()
+    # not named: the build's own value, the run's others as the run has them
+    other = tmp_path / "unnamed"
+    assert run_script("vary_parameters.py", run, other, "prep.theta0=0.25", "--model", build).returncode == 0
+    assert stiffness(other / "optimized.osim") == pytest.approx(stiffness(build))
+    hip = "spring_hip_rotation_r"
+    assert stiffness(other / "optimized.osim", hip) == pytest.approx(stiffness(run / "optimized.osim", hip))
+
+
 def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     """analysis/vary_parameters.py: a model property (normalized) lands in the copy's .osim as
     the optimizer would write it, a controller value in its best.json; an unknown name is one
