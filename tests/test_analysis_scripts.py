@@ -378,6 +378,44 @@ def test_holding_moments_tabulates_each_flexion_joint(built_models, tmp_path):
     assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
 
 
+def test_ostrich_hip_muscles_keep_their_action_over_the_hip_range(built_models, tmp_path):
+    """analysis/moment_arm_ranges.py on the Ostrich: with the hip muscles' pelvis points turned
+    with the thigh's tilt (models/templates/inverted_legs.yaml, rotate:), each hip muscle acts the
+    way its function says over the whole hip flexion range (unturned, the medial hip flexor extended
+    the hip beyond 23 deg of flexion) and keeps at least a tenth of its arm there."""
+    import json
+
+    out = tmp_path / "arms.md"
+    r = run_script(
+        "moment_arm_ranges.py",
+        built_models["Ostrich"],
+        "--coordinates",
+        "hip_flexion_",
+        "--fraction",
+        "1.01",
+        "--out",
+        out,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    meta = json.loads(built_models["Ostrich"].with_suffix(".meta.json").read_text())
+    functions = {m["name"]: m["function"] for m in meta["muscles"]}
+    rows = [
+        line.split("|")
+        for line in out.read_text().splitlines()
+        if line.startswith("| hip_") or line.startswith("| ham") or line.startswith("| rectus")
+    ]
+    flexing = {(row[1].strip(), row[2].strip()): row for row in rows}
+    checked = 0
+    for (muscle, coordinate), row in flexing.items():
+        sign = functions[muscle].get(coordinate.rsplit("_", 1)[0])
+        if sign is None:
+            continue
+        arm, fraction = float(row[4]), float(row[5])
+        assert arm * sign > 0 and fraction >= 0.09, row
+        checked += 1
+    assert checked == 12  # six hip muscles a side, each with a hip-flexion function
+
+
 @pytest.mark.parametrize("creature", ["Ostrich", "LongLegs", "LongNeck"])
 def test_neck_muscles_keep_their_action_over_the_neck_range(built_models, tmp_path, creature):
     """analysis/moment_arm_ranges.py: over each neck joint's flexion and bending range every neck

@@ -740,8 +740,25 @@ class _Expander:
             bname = self._resolve_body(str(p.get("body", "")), side or "r")
             loc = self.vec(part, p.get("at"), f"{pkey}.at")
             ranges = self._point_region(part, p, pkey, loc)
+            if "rotate" in p:
+                loc, ranges = self._rotated_point(part, p["rotate"], f"{pkey}.rotate", loc, ranges)
             raw_points.append({"body": bname, "loc": loc, "ranges": ranges, "key": pkey})
         return raw_points
+
+    def _rotated_point(self, part, spec, key, loc, ranges) -> tuple[np.ndarray, dict]:
+        """A point written as it would sit for an unrotated segment, turned ``z`` degrees about the
+        Z axis through ``about`` (positive tips +X toward +Y); its region moves with it, each
+        [min, max] range by the point's displacement (an axis-aligned box translated, not turned)."""
+        if not isinstance(spec, dict) or set(spec) != {"about", "z"}:
+            raise self.err(key, "expected {about: [x, y, z], z: degrees}", part.path)
+        about = self.vec(part, spec["about"], f"{key}.about")
+        angle = np.radians(self.num(part, spec["z"], f"{key}.z"))
+        c, s = np.cos(angle), np.sin(angle)
+        d = loc - about
+        turned = about + np.array([c * d[0] - s * d[1], s * d[0] + c * d[1], d[2]])
+        shift = turned - loc
+        moved = {a: (lo + shift[AXES.index(a)], hi + shift[AXES.index(a)]) for a, (lo, hi) in ranges.items()}
+        return turned, moved
 
     def _point_region(self, part, p, pkey, loc) -> dict:
         """Allowed region of a path point: a [min, max] range per listed axis, containing the

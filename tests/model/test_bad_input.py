@@ -109,3 +109,14 @@ def test_head_gain_mass_without_a_head(capsys, tmp_path, models_copy):
     _edit(models_copy / "templates" / "neck_tail.yaml", "  head: head\n", "")
     err = _run(capsys, tmp_path, "Ostrich")
     assert "neck_tail.yaml" in err and "features.head_gain_mass" in err and "features.head" in err
+
+
+def test_bad_point_rotation(capsys, tmp_path, models_copy):
+    _edit(
+        models_copy / "templates" / "inverted_legs.yaml",
+        "rotate: {about: [hip_x, hip_y, hip_z], z: upper_tilt}",
+        "rotate: {about: [hip_x, hip_y, hip_z], y: upper_tilt}",
+    )
+    err = _run(capsys, tmp_path, "Ostrich")
+    assert "inverted_legs.yaml" in err and "muscles[0](hip_flexor_medial).points[0].rotate: " in err
+    assert "expected {about: [x, y, z], z: degrees}" in err
