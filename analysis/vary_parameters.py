@@ -2,7 +2,7 @@
 responds to one parameter moved alone (the README's probes, e.g. "moved alone it falls after
 3.81 s").
 
-    python3.11 analysis/vary_parameters.py RUN OUT NAME=VALUE [NAME=VALUE ...] [--model MODEL.osim]
+    python3.11 analysis/vary_parameters.py RUN OUT [NAME=VALUE ...] [--model MODEL.osim]
     python3.11 analysis/human_targets.py OUT          # re-simulate, analyze and compare the copy
 
 NAME is a parameter of best.json: a controller or initial-state name (``prep.theta0``,
@@ -108,13 +108,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run", type=Path, help="run folder (best.json, model/, optimized.osim)")
     ap.add_argument("out", type=Path, help="new folder for the copy")
-    ap.add_argument("changes", nargs="+", metavar="NAME=VALUE")
+    ap.add_argument("changes", nargs="*", metavar="NAME=VALUE", help="(none: only with --model)")
     ap.add_argument(
         "--model",
         type=Path,
         help="another build of the creature (.osim, its .meta.json beside it)",
     )
     args = ap.parse_args(argv)
+    if not args.changes and args.model is None:
+        ap.error("nothing to change: give NAME=VALUE or --model")
     changes = {}
     for item in args.changes:
         name, sep, value = item.partition("=")

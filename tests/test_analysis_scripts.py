@@ -178,8 +178,10 @@ def test_vary_parameters_puts_a_run_on_another_build(tmp_path, humanlegs_osim):
     assert (out / "model" / "HumanLegs.osim").read_bytes() == build.read_bytes()
     # not named: the build's own value, the run's others as the run has them
     other = tmp_path / "unnamed"
-    assert run_script("vary_parameters.py", run, other, "prep.theta0=0.25", "--model", build).returncode == 0
+    assert run_script("vary_parameters.py", run, other, "--model", build).returncode == 0
     assert stiffness(other / "optimized.osim") == pytest.approx(stiffness(build))
+    nothing = run_script("vary_parameters.py", run, tmp_path / "nothing")
+    assert nothing.returncode == 2 and "nothing to change" in nothing.stderr
     hip = "spring_hip_rotation_r"
     assert stiffness(other / "optimized.osim", hip) == pytest.approx(stiffness(run / "optimized.osim", hip))
 
