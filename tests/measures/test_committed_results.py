@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
         "HumanLegs-walk-1.3",
         "Human-walk-1.3",
         "Human-walk-1.3-human",
+        "HumanLegs-walk-1.3-human",
         "Human-walk-2.0",
         "Human-push-2.0",
         "Human-slope-2.0",
