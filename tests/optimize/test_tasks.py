@@ -192,12 +192,14 @@ def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
         named = next((data["task"] for data in files if "task" in data), "walk")
         assert exp.task == named and stage_settings(exp, len(exp.stages) - 1).task == named, path
         assert (TASKS / f"{named}.yaml").is_file(), path
-        for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside the experiment
-            own = yaml.safe_load(path.read_text())["stages"][i].get("task") if stage.task else None
+        # the stages are the first file's of the chain that has them (the file, then what it extends)
+        staged = next((f for f, data in zip(exp.files, files) if "stages" in data), None)
+        for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside its experiment
+            own = yaml.safe_load(staged.read_text())["stages"][i].get("task") if stage.task else None
             if own is None:
                 expected = named
             elif own.endswith((".yaml", ".yml")):
-                expected = str(path.parent / own)
+                expected = str(staged.parent / own)
             else:  # or a name in models/tasks/
                 assert (TASKS / f"{own}.yaml").is_file(), path
                 expected = own
