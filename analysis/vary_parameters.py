@@ -48,20 +48,32 @@ def _feature_parameters(run: Path) -> set[str]:
     return {s.name for s in controller_parameter_specs(cm) if s.extension}
 
 
-def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = None) -> None:
-    best = json.loads((run / "best.json").read_text())
-    params = best["parameters"]
-    new_model_names = {}
+def _model_copy(run: Path, model: Path | None) -> Path:
+    """The build the copy's values go on: --model, else the run's own model copy (for a best kept
+    in a run's generation-N/ folder, the run's, one folder up)."""
     if model is not None:
         if not model.is_file() or not meta_path(model).is_file():
             raise SystemExit(f"{model}: expected a built model (.osim) with its .meta.json beside it")
-        new_vectors = ModelVectors(load_meta(meta_path(model)))
-        new_model_names = {kind: set(new_vectors.names(kind)) for kind in MODEL_KINDS}
+        return model
+    where = run.parent / "model" if run.name.startswith("generation-") else run / "model"
+    models = sorted((run / "model").glob("*.osim")) or sorted(where.glob("*.osim"))
+    if len(models) != 1:
+        raise SystemExit(f"{where}: expected the run's one model copy (*.osim)")
+    return models[0]
+
+
+def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = None) -> None:
+    best = json.loads((run / "best.json").read_text())
+    params = best["parameters"]
+    osim_in = _model_copy(run, model)
+    vectors = ModelVectors(load_meta(meta_path(osim_in)))
+    # another build's model parameters: those the run lacks may be named, those it lacks are dropped
+    other_names = {kind: set(vectors.names(kind)) for kind in MODEL_KINDS} if model is not None else {}
     for name, value in changes.items():
         kind, _, rest = name.partition(".")
         if kind in MODEL_KINDS:
             section, key = params["model"].setdefault(kind, {}), rest
-            if key in new_model_names.get(kind, ()):
+            if key in other_names.get(kind, ()):
                 section.setdefault(key, None)
         else:
             section = next((params[s] for s in ("controller", "initial_state") if name in params[s]), None)
@@ -73,27 +85,19 @@ def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = N
         if section is None or key not in section:
             raise SystemExit(f"{run / 'best.json'}: parameters: no {name!r} to change")
         section[key] = value
-    models = sorted((run / "model").glob("*.osim")) if model is None else [model]
-    if not models and run.name.startswith("generation-"):
-        models = sorted((run.parent / "model").glob("*.osim"))
-    if len(models) != 1:
-        where = run / "model" if not run.name.startswith("generation-") else run.parent / "model"
-        raise SystemExit(f"{where}: expected the run's one model copy (*.osim)")
     if out.exists():
         raise SystemExit(f"{out}: exists (choose a new folder)")
-    if model is not None:
-        for kind, names in new_model_names.items():  # what the other build lacks is dropped
-            params["model"][kind] = {k: v for k, v in params["model"].get(kind, {}).items() if k in names}
+    for kind, names in other_names.items():
+        params["model"][kind] = {k: v for k, v in params["model"].get(kind, {}).items() if k in names}
     shutil.copytree(
         run, out, ignore=shutil.ignore_patterns("stages", "checkpoint.pkl", ".musclewalk.lock", "model")
     )
     (out / "model").mkdir()
-    for f in (models[0], meta_path(models[0])):
+    for f in (osim_in, meta_path(osim_in)):
         shutil.copy2(f, out / "model" / f.name)
-    tree = parse_osim(models[0])
-    vectors = ModelVectors(load_meta(meta_path(models[0])))
+    tree = parse_osim(osim_in)
     vectors.write(tree, params["model"])
-    meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(models[0]))
+    meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(osim_in))
     osim = out / "optimized.osim"
     write_files_together(
         {
@@ -114,7 +118,7 @@ def main(argv=None) -> int:
         type=Path,
         help="another build of the creature (.osim, its .meta.json beside it)",
     )
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)  # --model before or after NAME=VALUE
     if not args.changes and args.model is None:
         ap.error("nothing to change: give NAME=VALUE or --model")
     changes = {}

@@ -168,7 +168,7 @@ def test_vary_parameters_puts_a_run_on_another_build(tmp_path, humanlegs_osim):
     lacking = run_script("vary_parameters.py", run, tmp_path / "lacking", f"{named}=0.75")
     assert lacking.returncode != 0 and f"no {named!r}" in lacking.stderr
     out = tmp_path / "varied"
-    r = run_script("vary_parameters.py", run, out, f"{named}=0.75", "--model", build)
+    r = run_script("vary_parameters.py", run, out, "--model", build, f"{named}=0.75")
     assert r.returncode == 0, r.stderr[-2000:]
     meta = json.loads((out / "optimized.meta.json").read_text())
     entry = next(e for e in meta["passive"] if e["name"] == "ankle_axial.stiffness")
