@@ -29,6 +29,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     plantarflexes) and the soleus force inhibiting it (stance_tibialis.*);
   * beyond the paper, off at 0: the kw terms of eq 15 act on angular velocities through a first-order
     low-pass filter of time constant tau (angular_velocity_filter.time_constant);
+  * beyond the paper, off at 0: eq 18's shares blended with shares by capacity, F_max ||r_k|| over the
+    mean of the muscles crossing joint k (jt_equal_activation.weight; control/jacobian.py);
   * beyond the paper, off at gain 0: knee-overextension inhibition (Geyer & Herr 2010, Wang et al. 2012,
     u_VAS += {k (theta_k - theta_off)}^- while theta_k' < 0) of the knee extensors that do not span the
     hip, on a leg in stance or lift_off.
@@ -48,7 +50,7 @@ import numpy as np
 
 from .delays import DelayLine
 from .fsm import STATE_NAMES, GaitStateMachine, LegState
-from .jacobian import feature_muscle_forces
+from .jacobian import equal_activation_factors, feature_muscle_forces
 from .model import SIDE_INDEX, ControlModel
 from .params import (
     controller_parameter_specs,
@@ -331,6 +333,16 @@ class Controller:
         self._pair_inv_m_fmax = self._inv_fmax[cm.pair_muscle] / cm.n_spanned[cm.pair_muscle]
         self._head_pairs = np.flatnonzero(groups == _GROUP_HEAD)
         self._head_pair_joints = cm.pair_joint[self._head_pairs]
+        self._equal_activation = self.params.get("jt_equal_activation.weight", 0.0)
+        self._pair_fmax = 1.0 / self._inv_fmax[cm.pair_muscle]
+
+    def _pair_factor(self, s: Sensors) -> np.ndarray | None:
+        """Per pair, the capacity share blended into eq 18 (None at weight 0: eq 18 itself)."""
+        if self._equal_activation <= 0.0:
+            return None
+        return equal_activation_factors(
+            s.pair_r, self._pair_fmax, self._pair_joint, len(self.model.joints), self._equal_activation
+        )
 
     # ----------------------------------------------------------------------------------------------
     def reset(self, initial_leg_states: Sequence = ("stance", "swing")) -> None:
@@ -473,6 +485,7 @@ class Controller:
         moment = last["torque"][tables.pair_slot]
         pair_source = _SLOT_SOURCE[tables.pair_slot]
         R_trunk = s.body_R[self.model.trunk_body]
+        factor = self._pair_factor(s)
         for source, feature in enumerate(_ORIENTATION_FEATURES):
             of_source = moment * (pair_source == source)[:, None]
             for plane, axis in _PLANES:
@@ -483,12 +496,13 @@ class Controller:
                     tables.pair_weight,
                     self._pair_muscle,
                     n,
+                    pair_factor=factor,
                 )
         if self._has_head:
             head = np.zeros_like(moment)
             self._add_head_force_moments(head, s, R_trunk, last["target_speed"], last["target_heading"])
             out[_ROW["head_position"]] = feature_muscle_forces(
-                head, s.pair_r, tables.pair_weight, self._pair_muscle, n
+                head, s.pair_r, tables.pair_weight, self._pair_muscle, n, pair_factor=factor
             )
         out[_ROW["force_feedback"]] = tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
@@ -587,7 +601,12 @@ class Controller:
         if self._has_head:
             self._add_head_force_moments(moment, s, R_trunk, target_speed, target_heading)
         return feature_muscle_forces(
-            moment, s.pair_r, tables.pair_weight, self._pair_muscle, self.model.n_muscles
+            moment,
+            s.pair_r,
+            tables.pair_weight,
+            self._pair_muscle,
+            self.model.n_muscles,
+            pair_factor=self._pair_factor(s),
         )
 
     def _add_head_force_moments(

@@ -19,6 +19,14 @@ muscle's torque on b is -r_k, so the chain sign σ_k = -1 replaces r_k by -r_k:
     ã_M = F̃_M / F_max                                                         (19)
 
 Pairs with ||r_k|| below ``min_moment_arm`` contribute nothing (their direction is meaningless).
+
+Eq 18 asks every muscle crossing k for the whole of τ̃_k on its own, so the weakest synergists
+(small F_max ||r_k||) saturate first. Beyond the paper, `equal_activation_factors` blends in a
+distribution by capacity: with weight β, each pair's share is multiplied by
+F_max ||r_k|| / mean over the muscles crossing k of F_max ||r_k||, so at β = 1 every muscle crossing k
+is asked for the same activation per unit of τ̃_k along its own direction,
+ã = σ_k (r̂_k . moment) / (m mean_k(F_max ||r||)); at β = 0 it is eq 18 (and for muscles of equal
+capacity the two coincide).
 """
 
 from __future__ import annotations
@@ -99,16 +107,40 @@ def feature_muscle_forces(
     pair_muscle: np.ndarray,
     n_muscles: int,
     min_moment_arm: float = DEFAULT_MIN_MOMENT_ARM,
+    pair_factor: np.ndarray | None = None,
 ) -> np.ndarray:
     """Eq 17-18: Σ_k σ_k (r_k . moment_k) / (m ||r_k||^2) per muscle.
 
     pair_moment: (n_pairs, 3) from `pair_moments`; pair_weight: (n_pairs,) σ_k / m for pairs in the
     chain of an active feature (m = number of joints the pair's muscle spans), 0 otherwise. Divide by
-    F_max for eq 19 (or fold 1/F_max into pair_weight).
+    F_max for eq 19 (or fold 1/F_max into pair_weight). pair_factor: (n_pairs,) multiplies each
+    pair's share (`equal_activation_factors`), None for eq 18 itself.
     """
     r = pair_r
     r2 = np.einsum("ij,ij->i", r, r)
     projected = np.einsum("ij,ij->i", r, pair_moment)
     valid = r2 > min_moment_arm * min_moment_arm
     scale = pair_weight * valid / np.maximum(r2, min_moment_arm * min_moment_arm)
+    if pair_factor is not None:
+        scale = scale * pair_factor
     return np.bincount(pair_muscle, weights=projected * scale, minlength=n_muscles)
+
+
+def equal_activation_factors(
+    pair_r: np.ndarray,
+    pair_fmax: np.ndarray,
+    pair_joint: np.ndarray,
+    n_joints: int,
+    weight: float,
+    min_moment_arm: float = DEFAULT_MIN_MOMENT_ARM,
+) -> np.ndarray:
+    """Per pair, (1 - weight) + weight F_max ||r_k|| / mean_k(F_max ||r||), the mean over the pairs
+    of joint k with a valid moment arm (module docstring)."""
+    r_norm = np.sqrt(np.einsum("ij,ij->i", pair_r, pair_r))
+    valid = r_norm > min_moment_arm
+    capacity = pair_fmax * r_norm * valid
+    total = np.bincount(pair_joint, weights=capacity, minlength=n_joints)
+    count = np.bincount(pair_joint, weights=valid.astype(float), minlength=n_joints)
+    mean = total / np.maximum(count, 1.0)
+    share = capacity / np.where(mean > 0.0, mean, 1.0)[pair_joint]
+    return (1.0 - weight) + weight * share

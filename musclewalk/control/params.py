@@ -68,6 +68,10 @@ stance_tibialis             0 (off)         [0, 2]              beyond the paper
 angular_velocity_filter     0 (off)         [0, 0.05]           beyond the paper: time constant (s) of a
   .time_constant                                                first-order low-pass on the angular
                                                                 velocities of the kw terms (eq 15)
+jt_equal_activation.weight  0 (off)         [0, 1]              beyond the paper: blend of eq 18 and a
+                                                                share of each joint's desired torque by
+                                                                muscle capacity F_max ||r|| (1: equal
+                                                                activation of the joint's muscles)
 ==========================  ==============  ==================  ==========================================
 
 Parameters of a controller feature beyond the paper carry its name in ``ParamSpec.extension``; at their
@@ -91,6 +95,7 @@ GROUPS = ("state_transition", "target_features", "feedback", "constant_excitatio
 KNEE_OVEREXTENSION = "knee_overextension"
 STANCE_TIBIALIS = "stance_tibialis"
 ANGULAR_VELOCITY_FILTER = "angular_velocity_filter"
+JT_EQUAL_ACTIVATION = "jt_equal_activation"
 SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 KNEE_DAMPING = "knee_damping"
 
@@ -351,6 +356,21 @@ def controller_parameter_specs(control_model) -> list:
             fb,
             "time constant of a first-order low-pass on the feature angular velocities (eq 15 kw terms), s",
             ANGULAR_VELOCITY_FILTER,
+        )
+    )
+    # beyond the paper: eq 18 asks each muscle crossing a joint for the joint's whole desired torque
+    # on its own, so weak synergists saturate (the human-objective Human's anterior hip abductor:
+    # mean stance excitation 0.87, its trunk term asking 1.57); the weight blends in a share by
+    # capacity, F_max ||r|| over the joint's mean (control/jacobian.py); 0 is the paper's
+    specs.append(
+        ParamSpec(
+            "jt_equal_activation.weight",
+            0.0,
+            0.0,
+            1.0,
+            fb,
+            "blend of eq 18 (0) and an equal-activation share of each joint's desired torque (1)",
+            JT_EQUAL_ACTIVATION,
         )
     )
 

@@ -316,6 +316,7 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
         "stance_tibialis.theta_off": 0.1,
         "stance_tibialis.soleus_inhibition": 0.5,
         "gain.knee.kw": 0.2,
+        "jt_equal_activation.weight": 0.7,
     }
     controller = Controller(creature.model, params)
     assert not controller.feedback_by_source().any()  # before the first step

@@ -6,7 +6,7 @@ from control_synth import BODY_LINKS, base_sensors, zero_constants
 from scipy.spatial.transform import Rotation
 
 from musclewalk.control import Controller, crossing_segment, moment_arm_vectors
-from musclewalk.control.jacobian import feature_muscle_forces, pair_moments
+from musclewalk.control.jacobian import equal_activation_factors, feature_muscle_forces, pair_moments
 from musclewalk.control.rotations import facing_rotations, heading_of, rotation_log, yaw_pitch_roll
 from musclewalk.model.kinematics import bodies_beyond
 
@@ -81,6 +81,30 @@ def test_heading_is_the_yaw_whatever_the_pitch_and_roll():
         assert heading_of(R) == float(yaw_pitch_roll(R)[0])
 
 
+def test_equal_activation_shares_a_joint_torque_by_capacity():
+    """At weight 1 every muscle crossing a joint gets the same activation per newton metre along its
+    own direction (the joint's torque over its mean F_max ||r||); at 0 it is eq 18, each muscle
+    asked for the whole torque alone; pairs below the moment-arm floor take no share."""
+    r = np.array([[0.0, 0.0, 0.05], [0.0, 0.0, 0.02], [0.0, 0.0, -0.04], [0.0, 0.0, 1e-4], [0.03, 0.0, 0.0]])
+    fmax = np.array([1000.0, 500.0, 2000.0, 800.0, 300.0])
+    joint = np.array([0, 0, 0, 0, 1])
+    muscle = np.arange(5)
+    np.testing.assert_array_equal(equal_activation_factors(r, fmax, joint, 2, 0.0), np.ones(5))
+    factor = equal_activation_factors(r, fmax, joint, 2, 1.0)
+    mean0 = (50.0 + 10.0 + 80.0) / 3  # F_max ||r|| of joint 0's three valid pairs
+    np.testing.assert_allclose(factor, [50.0 / mean0, 10.0 / mean0, 80.0 / mean0, 0.0, 1.0])
+    moment = np.tile([0.0, 0.0, 12.0], (5, 1))
+    weight = 1.0 / fmax  # m = 1; eq 19's 1 / F_max folded in
+    activation = feature_muscle_forces(moment, r, weight, muscle, 5, pair_factor=factor)
+    np.testing.assert_allclose(activation, [12.0 / mean0, 12.0 / mean0, -12.0 / mean0, 0.0, 0.0])
+    paper = feature_muscle_forces(moment, r, weight, muscle, 5)
+    np.testing.assert_allclose(paper, [12.0 / 50.0, 12.0 / 10.0, -12.0 / 80.0, 0.0, 0.0])
+    half = feature_muscle_forces(
+        moment, r, weight, muscle, 5, pair_factor=equal_activation_factors(r, fmax, joint, 2, 0.5)
+    )
+    np.testing.assert_allclose(half, 0.5 * (activation + paper))
+
+
 def test_feature_forces_parent_side_sign_and_averaging():
     """Eq 17-18: σ = -1 flips the torque; a muscle spanning 2 joints gets τ̃/(2||r||)."""
     r = np.array([[0.0, 0.0, 0.05], [0.0, 0.0, 0.05], [0.0, 0.0, 1e-4]])
@@ -99,8 +123,10 @@ def test_feature_forces_parent_side_sign_and_averaging():
     np.testing.assert_allclose(f, [-5.0 / 0.05])
 
 
-def test_controller_matches_reference_jt_for_every_active_feature(creature):
-    """Recompute eq 14-19 feature by feature with the reference helpers and compare."""
+@pytest.mark.parametrize("equal_activation", [0.0, 0.6])
+def test_controller_matches_reference_jt_for_every_active_feature(creature, equal_activation):
+    """Recompute eq 14-19 feature by feature with the reference helpers and compare (with the
+    capacity share of jt_equal_activation blended in at weight 0.6)."""
     from musclewalk.control.jacobian import pd_force, pd_torque
     from musclewalk.control.rotations import rot_z
 
@@ -114,6 +140,7 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
     s.body_vel = rng.normal(0, 0.5, (9, 3))
     s.body_pos = s.body_pos + rng.normal(0, 0.02, (9, 3))
     p = zero_constants(cm)
+    p["jt_equal_activation.weight"] = equal_activation
     ctrl = Controller(cm, params=p, speed=1.0, heading=0.0)
     ctrl.step(s)
     assert ctrl.leg_states == ("stance", "stance_preparation")
@@ -173,6 +200,9 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
     body_index = {n: i for i, n in enumerate(cm.body_names)}
     expected = np.zeros(cm.n_muscles)
     r = s.pair_r
+    fmax = np.array([m.fmax for m in cm.muscles])
+    capacity = fmax[cm.pair_muscle] * np.linalg.norm(r, axis=1)
+    joint_mean = {j: capacity[cm.pair_joint == j].mean() for j in set(cm.pair_joint.tolist())}
     for body, (target, kq, kw, sigma, joints, force) in targets.items():
         b = body_index[body]
         torque = pd_torque(kq, kw, target, s.body_R[b], np.zeros(3), s.body_omega[b])
@@ -183,7 +213,9 @@ def test_controller_matches_reference_jt_for_every_active_feature(creature):
             moment = torque + (
                 np.cross(s.body_pos[b] - s.joint_pos[cm.pair_joint[k]], force) if force is not None else 0
             )
-            expected[m] += sigma * (r[k] @ moment) / (cm.n_spanned[m] * (r[k] @ r[k])) / 1000.0
+            share = capacity[k] / joint_mean[cm.pair_joint[k]]
+            factor = 1.0 - equal_activation + equal_activation * share
+            expected[m] += factor * sigma * (r[k] @ moment) / (cm.n_spanned[m] * (r[k] @ r[k])) / 1000.0
     np.testing.assert_allclose(ctrl.feedback, expected, rtol=1e-9, atol=1e-12)
     # all 18 muscles but the stance leg's knee/ankle muscles (no feature there; F+ is zero at 0 N)
     assert np.count_nonzero(expected) == 14

@@ -30,6 +30,7 @@ def test_parameter_list_structure(creature):
         "stance_tibialis.theta_off",
         "stance_tibialis.soleus_inhibition",
         "angular_velocity_filter.time_constant",
+        "jt_equal_activation.weight",
     ]
     defaults = default_parameters(creature.model)
     for gain in (
@@ -39,6 +40,7 @@ def test_parameter_list_structure(creature):
         "stance_tibialis.soleus_inhibition",
         "angular_velocity_filter.time_constant",
         "gain.knee.kw",
+        "jt_equal_activation.weight",
     ):
         assert defaults[gain] == 0.0
     specs = [s for s in all_specs if not s.extension]

@@ -21,7 +21,7 @@ STANCE_TIBIALIS = [
     "stance_tibialis.theta_off",
     "stance_tibialis.soleus_inhibition",
 ]
-OTHERS_AFTER = [*STANCE_TIBIALIS, "angular_velocity_filter.time_constant"]
+OTHERS_AFTER = [*STANCE_TIBIALIS, "angular_velocity_filter.time_constant", "jt_equal_activation.weight"]
 
 
 def test_off_by_default_and_optimized_when_freed():

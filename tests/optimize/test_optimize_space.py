@@ -50,6 +50,7 @@ def test_space_layout(space_meta):
         "stance_tibialis.theta_off",
         "stance_tibialis.soleus_inhibition",
         "angular_velocity_filter.time_constant",
+        "jt_equal_activation.weight",
     }
     # sigma = 1 explores a tenth of each range: x spans SCALE_DIVISOR units between the bounds
     assert space.upper_x - space.lower_x == pytest.approx(np.full(len(space), SCALE_DIVISOR))
