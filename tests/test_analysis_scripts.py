@@ -442,3 +442,50 @@ def test_neck_muscles_keep_their_action_over_the_neck_range(built_models, tmp_pa
         assert 0.2 <= fraction < 0.5, row
     missing = run_script("moment_arm_ranges.py", tmp_path / "none.osim")
     assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
+
+
+def test_energy_audit_balances_the_fibres_against_the_passive_elements(tmp_path):
+    """analysis/energy_audit.py's balance on hand-made files (window t > 0.5 s): active fibre power
+    -F_active v split by sign, passive fibre power -(F - F_active) v, spring-damper dissipation
+    c qdot^2, joint-limit power tau qdot, and the remainder that closes the balance."""
+    sys.path.insert(0, str(REPO / "analysis"))
+    import energy_audit
+
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    (sim / "muscles.csv").write_text(
+        "time,m.excitation,m.fiber_velocity,m.active_fiber_force,m.fiber_force\n"
+        "0,0.5,9,9,9\n1,0.5,-0.1,100,110\n2,0.5,0.2,100,120\n3,0.5,-0.1,100,110\n"
+    )
+    (sim / "states.sto").write_text(
+        "states\nendheader\ntime\t/jointset/knee/knee_angle/value\t/jointset/knee/knee_angle/speed\n"
+        "0\t0\t9\n1\t0\t1\n2\t0\t-2\n3\t0\t0\n"
+    )
+    (sim / "joint_limits.csv").write_text("time,limit_knee_angle\n0,9\n1,-4\n2,2\n3,7\n")
+    model = tmp_path / "m.osim"
+    model.write_text(
+        "<OpenSimDocument><Model><ForceSet><objects>"
+        '<SpringGeneralizedForce name="spring_knee"><coordinate>knee_angle</coordinate>'
+        "<stiffness>5</stiffness><rest_length>0</rest_length><viscosity>3</viscosity>"
+        "</SpringGeneralizedForce></objects></ForceSet></Model></OpenSimDocument>"
+    )
+    result = energy_audit.audit(sim, model, after=0.5)
+    t = result["totals"]
+    assert t["active_positive"] == pytest.approx(20 / 3)  # -100 x (-0.1, 0.2, -0.1) = 10, -20, 10
+    assert t["active_negative"] == pytest.approx(-20 / 3)
+    assert t["active_net"] == pytest.approx(0.0)
+    assert t["passive_fibre_net"] == pytest.approx(-2 / 3)  # -(10, 20, 10) x v = 1, -4, 1
+    assert t["spring_damper_dissipation"] == pytest.approx(5.0)  # 3 x mean(1, 4, 0)
+    assert t["joint_limit_net"] == pytest.approx(-8 / 3)  # (-4, 2, 7) x (1, -2, 0)
+    assert t["remainder"] == pytest.approx(2 / 3 + 5 + 8 / 3)
+    text = energy_audit.table("x", result)
+    assert "| joint spring-dampers: dissipated | -5.0 |" in text and "| spring_knee | 5.0 |" in text
+
+
+def test_energy_audit_runs_on_a_run_folder(tmp_path):
+    out = tmp_path / "energy.md"
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    r = run_script("energy_audit.py", run, "--duration", 0.6, "--after", 0.2, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "| muscles' active fibres: positive work |" in r.stdout
+    assert out.read_text().strip() == r.stdout.strip()
