@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import simulate_run  # noqa: E402
-from run_folders import require_run_folder, runs_parser, write_whole  # noqa: E402
+from run_folders import runs_parser, tables_of_runs  # noqa: E402
 
 
 def read_storage(path: Path) -> pd.DataFrame:
@@ -132,19 +131,12 @@ def main(argv=None) -> int:
     ap.add_argument("--after", type=float, default=2.0, help="start of the window, s (default 2)")
     ap.add_argument("--duration", type=float, default=10.0, help="simulated time, s (default 10)")
     args = ap.parse_args(argv)
-    for run in args.runs:
-        require_run_folder(ap, run)
-    with tempfile.TemporaryDirectory(prefix="musclewalk-energy-") as scratch:
-        work = args.work or Path(scratch)
-        work.mkdir(parents=True, exist_ok=True)
-        out = []
-        for run in args.runs:
-            sim = simulate_run(run, work, args.duration)
-            out.append(table(str(run), audit(sim, run / "optimized.osim", args.after)))
-            print(out[-1], flush=True)
-    if args.out:
-        write_whole("\n\n".join(out), args.out)
-    return 0
+
+    def run_table(run: Path, work: Path) -> str:
+        sim = simulate_run(run, work, args.duration)
+        return table(str(run), audit(sim, run / "optimized.osim", args.after))
+
+    return tables_of_runs(ap, args, run_table, "musclewalk-energy-")
 
 
 if __name__ == "__main__":

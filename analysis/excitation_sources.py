@@ -21,12 +21,11 @@ pays for, and a controller cause a constraint on that feature's target or gain c
 from __future__ import annotations
 
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import simulate_and_analyze  # noqa: E402
-from run_folders import require_run_folder, runs_parser, write_whole  # noqa: E402
+from run_folders import runs_parser, tables_of_runs  # noqa: E402
 
 from musclewalk.analysis.sources import table  # noqa: E402
 
@@ -38,19 +37,12 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--duration", type=float, default=10.0, help="simulated time, s (default 10)")
     args = ap.parse_args(argv)
-    for run in args.runs:
-        require_run_folder(ap, run)
-    with tempfile.TemporaryDirectory(prefix="musclewalk-sources-") as scratch:
-        work = args.work or Path(scratch)
-        work.mkdir(parents=True, exist_ok=True)
-        out = []
-        for run in args.runs:
-            analysis, _ = simulate_and_analyze(run, work, args.duration)
-            out.append(table(str(run), analysis, args.min))
-            print(out[-1], flush=True)
-    if args.out:
-        write_whole("\n".join(out), args.out)
-    return 0
+
+    def run_table(run: Path, work: Path) -> str:
+        analysis, _ = simulate_and_analyze(run, work, args.duration)
+        return table(str(run), analysis, args.min)
+
+    return tables_of_runs(ap, args, run_table, "musclewalk-sources-")
 
 
 if __name__ == "__main__":

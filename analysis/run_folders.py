@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -52,4 +53,25 @@ def model_tables(
             return 2
         lines += [*table(path), ""]
     emit("\n".join(lines), out)
+    return 0
+
+
+def tables_of_runs(
+    ap: argparse.ArgumentParser, args: argparse.Namespace, table: Callable[[Path, Path], str], prefix: str
+) -> int:
+    """Exit status of a script over run folders it re-simulates: each run checked
+    (`require_run_folder`), then its table (``table(run, work)``, simulating into ``work``: --work or
+    a temporary folder named with ``prefix``) printed as it comes and all of them written to --out
+    together."""
+    for run in args.runs:
+        require_run_folder(ap, run)
+    with tempfile.TemporaryDirectory(prefix=prefix) as scratch:
+        work = args.work or Path(scratch)
+        work.mkdir(parents=True, exist_ok=True)
+        out = []
+        for run in args.runs:
+            out.append(table(run, work))
+            print(out[-1], flush=True)
+    if args.out:
+        write_whole("\n".join(out), args.out)
     return 0
