@@ -15,7 +15,6 @@ heat); work the passive elements absorb has to be done again by the fibres.
 
 from __future__ import annotations
 
-import io
 import sys
 from pathlib import Path
 
@@ -27,11 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import simulate_run  # noqa: E402
 from run_folders import runs_parser, tables_of_runs  # noqa: E402
 
-
-def read_storage(path: Path) -> pd.DataFrame:
-    """An OpenSim .sto / .mot table (header up to `endheader`)."""
-    header, body = path.read_text().split("endheader\n", 1)
-    return pd.read_csv(io.StringIO(body), sep="\t")
+from musclewalk.sim.outputs import read_storage  # noqa: E402
 
 
 def coordinate_speeds(states: pd.DataFrame) -> dict[str, np.ndarray]:
