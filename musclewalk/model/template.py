@@ -174,6 +174,14 @@ def _mirror_axis(a: np.ndarray) -> np.ndarray:
     return np.array([-a[0], -a[1], a[2]])
 
 
+def tendon_is_rigid(slack: float, optimal_fiber_length: float, ratio: float) -> bool:
+    """The physics' rigid-tendon rule: a tendon slack length at or below ``ratio`` optimal fibre
+    lengths. "At" within rounding: the neck-tail template derives its slack lengths as exactly
+    half the fibre's, and a strict comparison at 0.5 made half of those muscles rigid and half
+    compliant by the last bit of the path length."""
+    return slack <= ratio * optimal_fiber_length * (1.0 + 1e-9)
+
+
 def _mirror_range(r: tuple[float, float], axis: str) -> tuple[float, float]:
     return (-r[1], -r[0]) if axis == "z" else r
 
@@ -320,7 +328,7 @@ class _Expander:
         physics = self._physics()
         ratio = physics["rigid_tendon_below_slack_ratio"]
         for m in self.muscles:
-            m.rigid_tendon = m.tendon_slack_length < ratio * m.optimal_fiber_length
+            m.rigid_tendon = tendon_is_rigid(m.tendon_slack_length, m.optimal_fiber_length, ratio)
         parameters = {f"{p.part}.{k}": p.vars[k] for p in parts for k in p.data.get("parameters", {})}
         return CreatureSpec(
             name=name,

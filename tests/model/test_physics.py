@@ -12,7 +12,7 @@ from musclewalk.cli import main
 from musclewalk.model.build import build_creature
 from musclewalk.model.meta import load_meta
 from musclewalk.model.metadata import IntegratorPhysics
-from musclewalk.model.template import CreatureError, load_creature
+from musclewalk.model.template import CreatureError, load_creature, tendon_is_rigid
 from musclewalk.sim.engine import integrator_settings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,8 +27,12 @@ def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models)
         m.getparent().get("name") for m in tree.xpath("//ignore_tendon_compliance") if m.text == "true"
     )
     ratio = meta.physics.rigid_tendon_below_slack_ratio
-    expected = sorted(m.name for m in meta.muscles if m.tendon_slack_length < ratio * m.optimal_fiber_length)
+    expected = sorted(
+        m.name for m in meta.muscles if tendon_is_rigid(m.tendon_slack_length, m.optimal_fiber_length, ratio)
+    )
     assert rigid == expected and "shoulder_extensor_r" in rigid
+    # the elbow extensors' slack is 0.5006 fibre lengths: above the rule, compliant
+    assert "elbow_extensor_r" not in rigid
     # the contact point of each force is the lowest point of its sphere
     for c in meta.contacts:
         loc = tree.xpath(f"//ExponentialContactForce[@name='ecf_{c.name}']//location")[0]
@@ -36,6 +40,19 @@ def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models)
             [float(v) for v in loc.text.split()], np.array(c.location) - [0, c.radius, 0]
         )
     assert integrator_settings(meta) == ("semi_explicit_euler2", 0.01)
+
+
+def test_every_neck_and_tail_muscle_of_a_chain_gets_the_same_tendon(built_models):
+    # their slack is derived as half the fibre (0.5, the rule's ratio): one rule for all of them,
+    # not a split by the last bit of each path's length
+    for creature in ("LongNeck", "Ostrich"):
+        meta = load_meta(built_models[creature])
+        chain = [m for m in meta.muscles if m.name.startswith(("neck_", "tail_"))]
+        assert chain
+        for m in chain:
+            ratio = m.tendon_slack_length / m.optimal_fiber_length
+            assert m.rigid_tendon is (ratio <= 0.5 + 1e-6), (creature, m.name, ratio)
+        assert any(m.rigid_tendon for m in chain)
 
 
 def test_models_without_physics_keep_their_settings():
