@@ -9,7 +9,8 @@ remainder is the foot contact's (plus the small change of mechanical energy over
     python3.11 analysis/energy_audit.py RUN_DIR [RUN_DIR ...] [--after 2] [--duration S]
                                         [--out FILE.md] [--work DIR]
 
-Positive fibre work costs metabolic energy (Wang et al. 2012: the work itself plus shortening
+The muscle rows are `musclewalk analyze`'s ``fibre_work`` (musclewalk.analysis.summary), taken
+over the window. Positive fibre work costs metabolic energy (Wang et al. 2012: the work itself plus shortening
 heat); work the passive elements absorb has to be done again by the fibres.
 """
 
@@ -26,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import simulate_run  # noqa: E402
 from run_folders import runs_parser, tables_of_runs  # noqa: E402
 
+from musclewalk.analysis.summary import fibre_work  # noqa: E402
 from musclewalk.sim.outputs import read_storage  # noqa: E402
 
 
@@ -48,17 +50,21 @@ def audit(sim: Path, model: Path, after: float) -> dict:
     muscles = pd.read_csv(sim / "muscles.csv")
     window = muscles["time"].to_numpy() > after
     names = [c[: -len(".excitation")] for c in muscles.columns if c.endswith(".excitation")]
-    per_muscle = {}
-    for name in names:
-        velocity = muscles[f"{name}.fiber_velocity"].to_numpy()[window]
-        active = muscles[f"{name}.active_fiber_force"].to_numpy()[window]
-        passive = muscles[f"{name}.fiber_force"].to_numpy()[window] - active
-        power = -active * velocity  # shortening (v < 0) against active force: positive work
-        per_muscle[name] = {
-            "active_positive": float(np.mean(np.maximum(power, 0.0))),
-            "active_negative": float(np.mean(np.minimum(power, 0.0))),
-            "passive_net": float(np.mean(-passive * velocity)),
+
+    def columns(quantity: str) -> np.ndarray:
+        return muscles[[f"{n}.{quantity}" for n in names]].to_numpy()[window]
+
+    work = fibre_work(
+        names, columns("fiber_force"), columns("fiber_velocity"), columns("active_fiber_force")
+    )["by_muscle"]
+    per_muscle = {
+        name: {
+            "active_positive": work[name]["active_produced_W"],
+            "active_negative": -work[name]["active_absorbed_W"],
+            "passive_net": -work[name]["passive_absorbed_W"],
         }
+        for name in names
+    }
     states = read_storage(sim / "states.sto")
     speeds = coordinate_speeds(states)
     state_window = states["time"].to_numpy() > after

@@ -142,7 +142,7 @@ def summarize(sim_dir) -> dict:
         "body_mass_kg": mass,
         # where the energy goes: mean W of each heat term per muscle, the costliest first
         "metabolic_by_muscle": by_muscle,
-        "fibre_work": _fibre_work(
+        "fibre_work": fibre_work(
             names, cols("fiber_force"), cols("fiber_velocity"), cols("active_fiber_force")
         ),
         "operating_range": None
@@ -362,7 +362,7 @@ def _metabolic_energy(meta, muscles, cols, time, dt: float, simulated_time: floa
     return energy_integral.totals(simulated_time)["energy"], by_muscle
 
 
-def _fibre_work(names, fiber_force, fiber_velocity, active_fiber_force) -> dict:
+def fibre_work(names, fiber_force, fiber_velocity, active_fiber_force) -> dict:
     """Mean mechanical power of the muscle fibres, W: produced while shortening, absorbed while
     lengthening (the metabolic model charges the first and refunds nothing for the second), and
     each muscle's share, the largest producers first. Produced and absorbed close together mean
@@ -373,15 +373,26 @@ def _fibre_work(names, fiber_force, fiber_velocity, active_fiber_force) -> dict:
     fibre damping, F - F_active) takes from the motion. The elastic part gives back what it stores,
     so over whole strides this is what the fibre damping of the Millard model dissipates, energy the
     active fibres must make up (work the metabolic model charges); a fibre velocity that oscillates
-    (a tremor) raises it with the square of its amplitude."""
+    (a tremor) raises it with the square of its amplitude.
+
+    ``active_produced_W`` / ``active_absorbed_W``: the same split of the active part's power alone
+    (-F_active v), the work the metabolic model charges (Wang 2012's positive-work term).
+
+    Arrays are (samples, muscles), one row per output sample; pass a slice of the rows for a
+    window (analysis/energy_audit.py)."""
     power = -fiber_force * fiber_velocity  # shortening (v < 0) under tension produces work
     produced = np.maximum(power, 0.0).mean(axis=0)
     absorbed = np.maximum(-power, 0.0).mean(axis=0)
+    active_power = -active_fiber_force * fiber_velocity
+    active_produced = np.maximum(active_power, 0.0).mean(axis=0)
+    active_absorbed = np.maximum(-active_power, 0.0).mean(axis=0)
     passive_absorbed = ((fiber_force - active_fiber_force) * fiber_velocity).mean(axis=0)
     per_muscle = {
         name: {
             "produced_W": float(produced[i]),
             "absorbed_W": float(absorbed[i]),
+            "active_produced_W": float(active_produced[i]),
+            "active_absorbed_W": float(active_absorbed[i]),
             "passive_absorbed_W": float(passive_absorbed[i]),
         }
         for i, name in enumerate(names)
@@ -390,6 +401,8 @@ def _fibre_work(names, fiber_force, fiber_velocity, active_fiber_force) -> dict:
         "produced_W": float(produced.sum()),
         "absorbed_W": float(absorbed.sum()),
         "net_W": float(produced.sum() - absorbed.sum()),
+        "active_produced_W": float(active_produced.sum()),
+        "active_absorbed_W": float(active_absorbed.sum()),
         "passive_absorbed_W": float(passive_absorbed.sum()),
         "by_muscle": dict(sorted(per_muscle.items(), key=lambda kv: -kv[1]["produced_W"])),
     }

@@ -149,6 +149,13 @@ def test_summary_says_where_the_energy_goes_and_which_joint_limits_carry_load(ru
     assert set(work["by_muscle"]) == set(muscles)
     assert work["net_W"] == pytest.approx(work["produced_W"] - work["absorbed_W"])
     assert work["produced_W"] > 0 and work["absorbed_W"] > 0
+    for name, row in work["by_muscle"].items():
+        active = -(csv[f"{name}.active_fiber_force"] * csv[f"{name}.fiber_velocity"]).to_numpy()
+        assert row["active_produced_W"] == pytest.approx(active.clip(min=0).mean(), rel=1e-9, abs=1e-12)
+        assert row["active_absorbed_W"] == pytest.approx((-active).clip(min=0).mean(), rel=1e-9, abs=1e-12)
+    assert work["active_produced_W"] == pytest.approx(
+        sum(r["active_produced_W"] for r in work["by_muscle"].values())
+    )
     # the passive fibre force's (F - F_active) power taken from the motion, per muscle and summed
     for name, row in work["by_muscle"].items():
         passive = csv[f"{name}.fiber_force"] - csv[f"{name}.active_fiber_force"]
