@@ -489,3 +489,77 @@ def test_energy_audit_runs_on_a_run_folder(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "| muscles' active fibres: positive work |" in r.stdout
     assert out.read_text().strip() == r.stdout.strip()
+
+
+def test_leg_clearance_takes_the_closest_pass_of_each_swing():
+    """analysis/leg_clearance.py on hand-made rows: each leg's swing (swing and stance
+    preparation) gets the smallest distance of any segment pair within it, swings starting before
+    --after are left out."""
+    import pandas as pd
+
+    sys.path.insert(0, str(REPO / "analysis"))
+    import leg_clearance
+
+    states = pd.DataFrame(
+        {
+            "state_r": ["swing", "stance_preparation", "stance", "stance", "lift_off", "swing", "swing"],
+            "state_l": ["stance", "stance", "lift_off", "swing", "stance_preparation", "stance", "stance"],
+        }
+    )
+    distances = pd.DataFrame(
+        {
+            "time": [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+            "foot_r-foot_l": [0.09, 0.05, 0.30, 0.06, 0.08, 0.07, 0.20],
+            "lower_leg_r-lower_leg_l": [0.10, 0.12, 0.30, 0.045, 0.10, 0.30, 0.065],
+        }
+    )
+    assert leg_clearance.swings(states["state_r"]) == [(0, 1), (5, 6)]
+    minima = leg_clearance.per_swing_minima(distances, states, after=0.5)
+    rows = minima.to_dict("records")
+    assert rows == [
+        {"leg": "r", "start_s": 5.0, "min_m": 0.065, "pair": "lower_leg_r-lower_leg_l"},
+        {"leg": "l", "start_s": 3.0, "min_m": 0.045, "pair": "lower_leg_r-lower_leg_l"},
+    ]
+    text = leg_clearance.report("x", minima)
+    assert "| r | 1 | 6.5 (5.00, lower_leg_r-lower_leg_l) | 6.5 | 0 |" in text
+    assert "| l | 1 | 4.5 (3.00, lower_leg_r-lower_leg_l) | 4.5 | 1 |" in text
+
+
+def test_leg_clearance_runs_on_a_simulation_folder(tmp_path):
+    """The script on a real `musclewalk simulate` folder: the committed HumanLegs walker, 1.5 s;
+    the distances it reports are those of the termination rule's segment function."""
+    sys.path.insert(0, str(REPO / "analysis"))
+    import leg_clearance
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    sim = tmp_path / "sim"
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "musclewalk.cli",
+            "simulate",
+            str(run / "optimized.osim"),
+            "--params",
+            str(run / "best.json"),
+            "--speed",
+            "1.3",
+            "--duration",
+            "1.5",
+            "--out",
+            str(sim),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    distances, states = leg_clearance.clearance(sim)
+    assert len(distances) == len(states) > 100
+    pairs = [c for c in distances.columns if c != "time"]
+    assert len(pairs) == 4 and (distances[pairs].to_numpy() > 0.04).all()  # it did not terminate
+    out = tmp_path / "clearance.md"
+    r = run_script("leg_clearance.py", sim, "--after", 0.5, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "the legs' closest pass per swing (rule: 4 cm)" in r.stdout
+    assert out.read_text().strip() == r.stdout.strip()
