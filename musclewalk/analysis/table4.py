@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,10 +95,26 @@ def controller_cell(folder: Path) -> str:
     return f"not met after {ran}{wall}{warm}" if ran is not None else "—"
 
 
+def first_failures(result: dict) -> str:
+    """'self_collision 8 of 8': what ended each seed's first failed trial of a robustness
+    result (its per-seed trials), the commonest first; '' when it records none."""
+    reasons = Counter()
+    for seed in result.get("seeds") or []:
+        level = seed.get("first_failure")
+        if level is None:
+            continue
+        trial = next((t for t in seed.get("trials", []) if t.get("level") == level), None)
+        if trial is not None:
+            reasons[trial.get("failure") or trial.get("termination_reason") or "unknown"] += 1
+    if not reasons:
+        return ""
+    return ", ".join(f"{r} {n}" for r, n in reasons.most_common()) + f" of {sum(reasons.values())}"
+
+
 def robustness_cell(optimized: Path, straight: str, test: str, task: str) -> str:
     """The median of ``robustness/<test>.json`` of the task's controller (the straight run's
-    name with its task replaced), else of the straight one (marked), '—' when neither was
-    measured."""
+    name with its task replaced), else of the straight one (marked), with what ended the seeds'
+    first failed trials; '—' when neither was measured."""
     parts = _RUN.fullmatch(straight)
     task_run = f"{parts['creature']}-{task}-{parts['speed']}" + (
         f"-{parts['variant']}" if parts["variant"] else ""
@@ -110,7 +127,8 @@ def robustness_cell(optimized: Path, straight: str, test: str, task: str) -> str
             value = "below the first level" if median is None else f"{median:g}"
             seeds = len(result.get("per_seed_max", [])) or 1
             capped = "≥ " if median is not None and 2 * result.get("seeds_capped", 0) > seeds else ""
-            return f"{capped}{value}{mark}"
+            failures = first_failures(result)
+            return f"{capped}{value}{mark}" + (f"; first failures: {failures}" if failures else "")
     return "—"
 
 

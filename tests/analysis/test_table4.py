@@ -38,6 +38,26 @@ def test_cells_come_from_the_committed_files(tmp_path):
     (optimized / "Human-push-2.0" / "robustness" / "push.json").write_text(
         json.dumps({"median": 80.0, "per_seed_max": [80.0] * 10, "seeds_capped": 6})
     )
+    _run(optimized / "Human-steer-2.0", "generations: 1\nthresholds met at generation: None\n")
+    (optimized / "Human-steer-2.0" / "robustness").mkdir()
+    trials = [
+        {"level": 1.0, "survived": True},
+        {"level": 2.0, "survived": False, "failure": "self_collision"},
+    ]
+    (optimized / "Human-steer-2.0" / "robustness" / "turn.json").write_text(
+        json.dumps(
+            {
+                "median": 1.0,
+                "per_seed_max": [1.0, 1.0, None],
+                "seeds_capped": 0,
+                "seeds": [
+                    {"first_failure": 2.0, "trials": trials},
+                    {"first_failure": 2.0, "trials": trials},
+                    {"first_failure": 1.0, "trials": [{"level": 1.0, "failure": "com_height"}]},
+                ],
+            }
+        )
+    )
     _run(
         optimized / "Ostrich-walk-1.2",
         "warm start: none (template defaults)\ngenerations: 3, evaluations: 60\n"
@@ -67,7 +87,7 @@ def test_cells_come_from_the_committed_files(tmp_path):
     human = _row(text, "| Human | 2.0 |")
     assert human == [
         "Human", "2.0", "walk", "walk, 10 s at 1.98 m/s", "197", "2 (1.0 h) from a warm start",
-        "5", "3 (straight)", "100", "≥ 80", "12", "—",
+        "5", "3 (straight)", "100", "≥ 80", "12", "1; first failures: self_collision 2, com_height 1 of 3",
     ]  # fmt: skip
     ostrich = _row(text, "| Ostrich |")
     assert ostrich[3] == "walk; fell at 3.2 s" and ostrich[5] == "not met after 3 (0.1 h)"
@@ -75,7 +95,11 @@ def test_cells_come_from_the_committed_files(tmp_path):
     extra = _row(text, "| Human | 1.3 |")
     assert extra[2] == "— (not in Table 4; walk, human)" and extra[5] == "not met after 3 (0.1 h)"
     assert extra[9] == "—"
-    assert "Human-push" not in text and len(text.splitlines()) == 2 + len(PAPER_TABLE4) + 1
+    assert (
+        "Human-push" not in text
+        and "Human-steer" not in text
+        and len(text.splitlines()) == 2 + len(PAPER_TABLE4) + 1
+    )
 
 
 def test_the_command_on_the_committed_runs(tmp_path, capsys):
@@ -88,6 +112,8 @@ def test_the_command_on_the_committed_runs(tmp_path, capsys):
     assert human_objective[5].startswith("not met after 18 (1.5 h)")  # head velocity above its threshold
     push = REPO / "models/optimized/HumanLegs-walk-1.3/robustness/push.json"
     if push.is_file():  # the committed measurement (musclewalk robustness ... --test push)
-        assert humanlegs[9] == f"{json.loads(push.read_text())['median']:g} (straight)"
+        assert humanlegs[9].startswith(
+            f"{json.loads(push.read_text())['median']:g} (straight); first failures: "
+        )
     assert main(["table4", "-o", str(out), "--analysis", str(tmp_path / "none")]) == 2
     assert "--analysis: not a folder" in capsys.readouterr().err
