@@ -526,6 +526,12 @@ class _Expander:
             lo, hi = (self.num(part, rng[0], f"{ck}.range"), self.num(part, rng[1], f"{ck}.range"))
             if not lo < hi:
                 raise self.err(f"{ck}.range", f"inverted or empty range [{lo}, {hi}]", part.path)
+            if not lo <= 0.0 <= hi:
+                raise self.err(
+                    f"{ck}.range",
+                    f"[{lo:g}, {hi:g}] leaves out 0, the base pose (with this part's parameters)",
+                    part.path,
+                )
             generic = format_name(str(c["name"]), {**part.vars, **(extra or {})})
             cname = f"{generic}_{side}" if side else generic
             coords.append(CoordinateSpec(cname, axis / np.linalg.norm(axis), (lo, hi), generic))
@@ -902,6 +908,13 @@ class _Expander:
                 hi = self.num(part, lim["range"][1], f"{key}.range")
                 if not lo < hi:
                     raise self.err(f"{key}.range", f"inverted or empty range [{lo}, {hi}]", part.path)
+                if not lo <= 0.0 <= hi:
+                    raise self.err(
+                        f"{key}.range",
+                        f"[{lo:g}, {hi:g}] leaves out 0: the base pose would start inside the limit "
+                        "(with this part's parameters)",
+                        part.path,
+                    )
                 self.limits.append(
                     LimitSpec(
                         f"limit_{coord}",

@@ -120,3 +120,14 @@ def test_bad_point_rotation(capsys, tmp_path, models_copy):
     err = _run(capsys, tmp_path, "Ostrich")
     assert "inverted_legs.yaml" in err and "muscles[0](hip_flexor_medial).points[0].rotate: " in err
     assert "expected {about: [x, y, z], z: degrees}" in err
+
+
+def test_tilts_that_put_the_base_pose_outside_a_joint_range(capsys, tmp_path):
+    # the Ostrich's intertarsal range ends at straight, lower_tilt - foot_tilt: a shank tilted
+    # 30 deg forward over a 15 deg foot bends the joint the human way in the base pose
+    err = _run(capsys, tmp_path, "Ostrich", "--set", "legs.lower_tilt=30")
+    assert "inverted_legs.yaml" in err and "bodies[2](foot).joint.coordinates[0].range" in err
+    assert "[15, 50] leaves out 0, the base pose" in err
+    # 5 deg of flexion: inside the joint's range, but within the 10 deg the limit force starts before
+    err = _run(capsys, tmp_path, "Ostrich", "--set", "legs.lower_tilt=10")
+    assert "inverted_legs.yaml" in err and "limits[1].range" in err and "[5, 45] leaves out 0" in err
