@@ -1,10 +1,10 @@
 """How close the legs pass each other, against the self-collision termination rule (§5; here the
 closest distance between a lower-leg or foot segment of one leg and one of the other leg, each
 segment the line between its body's origin and the next body's, below
-musclewalk.sim.termination.LEG_CLEARANCE, 4 cm): for a `musclewalk simulate` folder, per swing
-of each leg (its FSM swing and stance preparation in controller.csv) after --after s, the
-smallest distance between that leg's segments and the other leg's, and which pair it was; then
-the smallest and the median over the swings.
+musclewalk.sim.termination.LEG_CLEARANCE, 4 cm; the segments are its leg_segments): for a
+`musclewalk simulate` folder, per swing of each leg (its FSM swing and stance preparation in
+controller.csv) after --after s, the smallest distance between that leg's segments and the other
+leg's, and which pair it was; then the smallest and the median over the swings.
 
     musclewalk simulate MODEL --params P.json --speed 2 --duration 20 --turn-rate 1 --seed 2 --out s/
     python3.11 analysis/leg_clearance.py s/ [s2/ ...] [--after 2] [--out FILE.md]
@@ -28,18 +28,9 @@ from musclewalk.analysis import gait
 from musclewalk.model.meta import load_meta
 from musclewalk.opensim_env import import_opensim
 from musclewalk.sim.outputs import read_storage
-from musclewalk.sim.termination import LEG_CLEARANCE, segment_distance
+from musclewalk.sim.termination import LEG_CLEARANCE, leg_segments, segment_distance
 
 SWING_STATES = ("swing", "stance_preparation")
-
-
-def leg_segments(meta) -> dict[str, list[tuple[str, str, str]]]:
-    """side -> [(name, start body, end body)]: the lower leg (knee to ankle) and the foot (ankle
-    to toe joint), as the termination rule takes them."""
-    out = {}
-    for side, legs in meta.features.legs.items():
-        out[side] = [("lower_leg", legs.lower, legs.foot), ("foot", legs.foot, legs.toe)]
-    return out
 
 
 def pair_distances(positions: dict[str, np.ndarray], segments) -> dict[str, float]:

@@ -526,12 +526,7 @@ class _Expander:
             lo, hi = (self.num(part, rng[0], f"{ck}.range"), self.num(part, rng[1], f"{ck}.range"))
             if not lo < hi:
                 raise self.err(f"{ck}.range", f"inverted or empty range [{lo}, {hi}]", part.path)
-            if not lo <= 0.0 <= hi:
-                raise self.err(
-                    f"{ck}.range",
-                    f"[{lo:g}, {hi:g}] leaves out 0, the base pose (with this part's parameters)",
-                    part.path,
-                )
+            self._check_base_pose_in(part, f"{ck}.range", lo, hi, ", the base pose")
             generic = format_name(str(c["name"]), {**part.vars, **(extra or {})})
             cname = f"{generic}_{side}" if side else generic
             coords.append(CoordinateSpec(cname, axis / np.linalg.norm(axis), (lo, hi), generic))
@@ -908,13 +903,9 @@ class _Expander:
                 hi = self.num(part, lim["range"][1], f"{key}.range")
                 if not lo < hi:
                     raise self.err(f"{key}.range", f"inverted or empty range [{lo}, {hi}]", part.path)
-                if not lo <= 0.0 <= hi:
-                    raise self.err(
-                        f"{key}.range",
-                        f"[{lo:g}, {hi:g}] leaves out 0: the base pose would start inside the limit "
-                        "(with this part's parameters)",
-                        part.path,
-                    )
+                self._check_base_pose_in(
+                    part, f"{key}.range", lo, hi, ": the base pose would start inside the limit"
+                )
                 self.limits.append(
                     LimitSpec(
                         f"limit_{coord}",
@@ -925,6 +916,13 @@ class _Expander:
                         self.num(part, lim.get("damping", 0.1), f"{key}.damping"),
                     )
                 )
+
+    def _check_base_pose_in(self, part, key: str, lo: float, hi: float, what: str) -> None:
+        """A coordinate's or limit's [lo, hi] must hold 0, the base pose's value."""
+        if not lo <= 0.0 <= hi:
+            raise self.err(
+                key, f"[{lo:g}, {hi:g}] leaves out 0{what} (with this part's parameters)", part.path
+            )
 
     def _expand_coordinates(self, part, entry, key):
         """Coordinates named by an entry: ``coordinate`` (with ``mirror``) or ``pattern``

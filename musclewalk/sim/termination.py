@@ -34,15 +34,24 @@ def segment_distance(p0, p1, q0, q1) -> float:
     return float(np.linalg.norm((p0 + d1 * s) - (q0 + d2 * t)))
 
 
+def leg_segments(meta: ModelMeta) -> dict[str, list[tuple[str, str, str]]]:
+    """The segments the self-collision rule tests, per side: (name, start body, end body), the
+    lower leg from the knee to the ankle and the foot from the ankle to the toe joint (each the
+    line between the two bodies' origins)."""
+    out = {}
+    for side in "rl":
+        legs = meta.features.legs[side]
+        out[side] = [("lower_leg", legs.lower, legs.foot), ("foot", legs.foot, legs.toe)]
+    return out
+
+
 class TerminationRules:
     def __init__(self, meta: ModelMeta, body_index: Mapping[str, int], trunk: str, terrain=None):
         self.terrain = terrain
-        legs = meta.features.legs
-        # leg segments as (start body, end body): lower leg knee->ankle, foot ankle->toe joint
-        self.segments = {}
-        for side in "rl":
-            lower, foot, toe = legs[side].lower, legs[side].foot, legs[side].toe
-            self.segments[side] = [(body_index[lower], body_index[foot]), (body_index[foot], body_index[toe])]
+        self.segments = {
+            side: [(body_index[start], body_index[end]) for _, start, end in segments]
+            for side, segments in leg_segments(meta).items()
+        }
         self.trunk = body_index[trunk]
         self._right_points = sorted({i for seg in self.segments["r"] for i in seg})
         self._left_points = sorted({i for seg in self.segments["l"] for i in seg})
