@@ -106,6 +106,7 @@ FEEDBACK_SOURCES = tuple(
     f"{feature}_{plane}" for feature in _ORIENTATION_FEATURES for plane, _ in _PLANES
 ) + (
     "head_position",  # eq 14 / 22, P and v of the head
+    "prep_foot_speed",  # beyond the paper: eq 14's v term on the stance-preparation foot
     "force_feedback",  # eq 23, F+
     "knee_overextension",  # beyond the paper
     "stance_tibialis",  # beyond the paper
@@ -263,6 +264,7 @@ class Controller:
             )
             self._kp_head = p["gain.head.kp"] * head_M * g / L
             self._kv_head = p["gain.head.kv"] * head_M * g / self._froude
+        self._kv_prep_foot = p.get("prep_foot.kv", 0.0) * M * g / self._froude
         # the kw terms' angular velocities: first-order low-pass, one exact update per control
         # interval (for an input held over the interval)
         tau = p["angular_velocity_filter.time_constant"]
@@ -333,6 +335,10 @@ class Controller:
         self._pair_inv_m_fmax = self._inv_fmax[cm.pair_muscle] / cm.n_spanned[cm.pair_muscle]
         self._head_pairs = np.flatnonzero(groups == _GROUP_HEAD)
         self._head_pair_joints = cm.pair_joint[self._head_pairs]
+        self._leg_pairs = [
+            np.flatnonzero((groups == _GROUP_HIP[leg]) | (groups == _GROUP_KNEE[leg])) for leg in (0, 1)
+        ]
+        self._leg_pair_joints = [cm.pair_joint[pairs] for pairs in self._leg_pairs]
         self._equal_activation = self.params.get("jt_equal_activation.weight", 0.0)
         self._pair_fmax = 1.0 / self._inv_fmax[cm.pair_muscle]
 
@@ -439,7 +445,7 @@ class Controller:
         )
 
         torque = self._feature_torques(s, tables, target_R)
-        jt_activation = self._jt_activations(s, tables, torque, R_trunk, target_speed, target_heading)
+        jt_activation = self._jt_activations(s, tables, torque, R_trunk, target_speed, target_heading, states)
         # eq 23
         feedback = jt_activation + tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
@@ -503,6 +509,12 @@ class Controller:
             self._add_head_force_moments(head, s, R_trunk, last["target_speed"], last["target_heading"])
             out[_ROW["head_position"]] = feature_muscle_forces(
                 head, s.pair_r, tables.pair_weight, self._pair_muscle, n, pair_factor=factor
+            )
+        if self._kv_prep_foot > 0.0:
+            feet = np.zeros_like(moment)
+            self._add_prep_foot_moments(feet, s, last["states"])
+            out[_ROW["prep_foot_speed"]] = feature_muscle_forces(
+                feet, s.pair_r, tables.pair_weight, self._pair_muscle, n, pair_factor=factor
             )
         out[_ROW["force_feedback"]] = tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
@@ -595,11 +607,15 @@ class Controller:
         R_trunk: np.ndarray,
         target_speed: float,
         target_heading: float,
+        states: tuple,
     ) -> np.ndarray:
-        """Eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain)."""
+        """Eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain and the
+        stance-preparation feet)."""
         moment = torque[tables.pair_slot]
         if self._has_head:
             self._add_head_force_moments(moment, s, R_trunk, target_speed, target_heading)
+        if self._kv_prep_foot > 0.0:
+            self._add_prep_foot_moments(moment, s, states)
         return feature_muscle_forces(
             moment,
             s.pair_r,
@@ -623,6 +639,20 @@ class Controller:
         # d x F = d @ [F]x
         cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
         moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+
+    def _add_prep_foot_moments(self, moment: np.ndarray, s: Sensors, states: tuple) -> None:
+        """Beyond the paper: for each leg in stance preparation, eq 14's velocity term on its foot
+        toward zero horizontal ground speed, F̃ = -k_v v_horizontal (no position term); adds
+        (P_foot - j_k) x F̃ to the rows of that leg's hip and knee pairs (in place)."""
+        for leg in (0, 1):
+            if states[leg] != _PREP:
+                continue
+            foot = self.model.foot_body[leg]
+            vx, _, vz = s.body_vel[foot].tolist()
+            fx, fz = -self._kv_prep_foot * vx, -self._kv_prep_foot * vz
+            cross_matrix = np.array(((0.0, -fz, 0.0), (fz, 0.0, -fx), (0.0, fx, 0.0)))
+            pairs = self._leg_pairs[leg]
+            moment[pairs] += (s.body_pos[foot] - s.joint_pos[self._leg_pair_joints[leg]]) @ cross_matrix
 
     def _head_target(
         self, s: Sensors, R_trunk: np.ndarray, target_speed: float, target_heading: float

@@ -42,6 +42,10 @@ gain.knee.kw                0 (off)         [0, 2]              beyond the paper
                                                                 velocity gain (eq 28 has none: the shank
                                                                 swings on undamped into the strike)
 gain.ankle.kq               0.1             [0, 2]              swing/prep foot (eq 29)
+prep_foot.kv                0 (off)         [0, 1]              beyond the paper: prep foot ground-speed
+                                                                gain, an eq 14 kv force on the foot toward
+                                                                zero horizontal speed through its hip and
+                                                                knee muscles (swing-leg retraction)
 fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
                             1.2 ankle,
                             0 hip flexors
@@ -98,6 +102,7 @@ ANGULAR_VELOCITY_FILTER = "angular_velocity_filter"
 JT_EQUAL_ACTIVATION = "jt_equal_activation"
 SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 KNEE_DAMPING = "knee_damping"
+SWING_LEG_RETRACTION = "swing_leg_retraction"
 
 
 class ParameterError(ValueError):
@@ -299,6 +304,23 @@ def controller_parameter_specs(control_model) -> list:
         )
     )
     add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
+    # beyond the paper: the stance-preparation targets are orientations with zero angular velocity,
+    # which can stop a swinging leg but not retract it, so every walker's foot lands still moving
+    # forward at 2-3 m/s (people: under 1 m/s, the hamstrings retracting the leg in terminal
+    # swing); an eq 14 velocity term on the foot toward zero horizontal ground speed, mapped by eq
+    # 16-18 onto the leg's hip and knee muscles; 0 is the paper's
+    specs.append(
+        ParamSpec(
+            "prep_foot.kv",
+            0.0,
+            0.0,
+            1.0,
+            fb,
+            "stance-preparation foot ground-speed gain (eq 14 kv term on the foot toward zero "
+            "horizontal speed, through its hip and knee muscles), M g per sqrt(g L)",
+            SWING_LEG_RETRACTION,
+        )
+    )
     uniques = cm.unique_names()
     for unique in uniques:
         roles = cm.unique_roles(unique)

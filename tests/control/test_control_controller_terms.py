@@ -10,6 +10,7 @@ from musclewalk.control.controller import (
     _lift_excitations,
     _pair_groups,
 )
+from musclewalk.control.fsm import LegState
 from musclewalk.control.rotations import rot_z
 
 
@@ -317,6 +318,7 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
         "stance_tibialis.soleus_inhibition": 0.5,
         "gain.knee.kw": 0.2,
         "jt_equal_activation.weight": 0.7,
+        "prep_foot.kv": 0.3,
     }
     controller = Controller(creature.model, params)
     assert not controller.feedback_by_source().any()  # before the first step
@@ -382,10 +384,12 @@ def test_the_feedback_split_puts_each_term_in_its_own_row():
         "head_position": {"gain.head.kp": 1.0, "gain.head.kv": 0.5},
         "knee_overextension": {"knee_overextension.gain": 2.0, "knee_overextension.theta_off": 0.3},
         "stance_tibialis": {"stance_tibialis.stretch_gain": 1.0, "stance_tibialis.soleus_inhibition": 0.5},
+        "prep_foot_speed": {"prep_foot.kv": 0.5},
     }
     rng = np.random.default_rng(5)
     for expected, on in cases.items():
         controller = Controller(cm, {k: v for k, v in off.items() if k in controller_names(cm)} | on)
+        controller.fsm.states = [int(LegState.STANCE), int(LegState.STANCE_PREPARATION)]
         sensors = _moving_sensors(creature, rng, 0.3)
         controller.step(sensors)
         rows = dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))
@@ -397,3 +401,43 @@ def controller_names(model) -> set:
     from musclewalk.control import controller_parameter_specs
 
     return {spec.name for spec in controller_parameter_specs(model)}
+
+
+def test_the_stance_preparation_foot_is_retracted_toward_zero_ground_speed():
+    """prep_foot.kv (beyond the paper): a foot in stance preparation moving forward asks its leg's
+    hip extensors and knee flexors (the hamstrings both ways) to pull it back and inhibits its hip
+    flexors and knee extensors; nothing for the stance leg, a foot at rest or moving only
+    vertically, a leg in swing, or at gain 0 (the paper's controller)."""
+    from control_synth import base_sensors, zero_constants
+
+    from musclewalk.control import FEEDBACK_SOURCES, Controller
+
+    creature = build_creature()
+    cm, ix = creature.model, creature.index
+    foot_l = cm.foot_body[1]
+
+    def retraction(kv: float, velocity, left_state=LegState.STANCE_PREPARATION) -> np.ndarray:
+        controller = Controller(cm, zero_constants(cm) | {"prep_foot.kv": kv})
+        controller.fsm.states = [int(LegState.STANCE), int(left_state)]
+        sensors = base_sensors(creature)
+        sensors.body_vel[foot_l] = velocity
+        controller.step(sensors)
+        assert controller.fsm.states[1] == int(left_state)
+        return dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))["prep_foot_speed"]
+
+    row = retraction(0.5, (2.0, 0.0, 0.0))
+    for pulls_back in ("hamstrings_l", "hip_extensor_l"):
+        assert row[ix(pulls_back)] > 0.01, pulls_back
+    for inhibited in ("hip_flexor_l", "vasti_l"):
+        assert row[ix(inhibited)] < -0.01, inhibited
+    assert not any(row[ix(m)] for m in ("hamstrings_r", "hip_extensor_r", "hip_flexor_r", "vasti_r"))
+    assert not row[ix("soleus_l")] and not row[ix("tibialis_anterior_l")]  # ankle-only muscles
+    np.testing.assert_allclose(retraction(1.0, (2.0, 0.0, 0.0)), 2.0 * row)  # linear in k_v and v
+    np.testing.assert_allclose(retraction(0.5, (-2.0, 0.0, 0.0)), -row)
+    for kv, velocity, state in (
+        (0.5, (0.0, 0.0, 0.0), LegState.STANCE_PREPARATION),
+        (0.5, (0.0, -1.0, 0.0), LegState.STANCE_PREPARATION),
+        (0.5, (2.0, 0.0, 0.0), LegState.SWING),
+        (0.0, (2.0, 0.0, 0.0), LegState.STANCE_PREPARATION),
+    ):
+        assert not retraction(kv, velocity, state).any(), (kv, velocity, state)

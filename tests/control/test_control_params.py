@@ -24,6 +24,7 @@ def test_parameter_list_structure(creature):
     assert [s.name for s in extensions] == [
         "swing_foot.follow_shank",
         "gain.knee.kw",
+        "prep_foot.kv",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",
@@ -34,6 +35,7 @@ def test_parameter_list_structure(creature):
     ]
     defaults = default_parameters(creature.model)
     for gain in (
+        "prep_foot.kv",
         "knee_overextension.gain",
         "swing_foot.follow_shank",
         "stance_tibialis.stretch_gain",
