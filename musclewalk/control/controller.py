@@ -23,6 +23,11 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
   * beyond the paper, off at 0: the swing foot's pitch target follows the lower leg's pitch
     (swing_foot.follow_shank; the paper's target is relative to the ground);
+  * beyond the paper, off at 0: a k_ω term on the stance-preparation lower leg (gain.knee.kw; eq 28
+    has none);
+  * beyond the paper, off at 0: swing-leg retraction, eq 14's velocity term on a stance-preparation
+    foot (its origin, the ankle centre) toward zero horizontal ground speed, through that leg's hip
+    and knee pairs (prep_foot.kv);
   * beyond the paper, off at gains 0: the stance dorsiflexors' law of Wang et al. 2012 (seed 003),
     u_TA += {k (theta_off - theta_a)}^+ - k_SOL F_SOL / F_max on a leg in stance or lift_off: a stretch
     reflex on the ankle's dorsiflexion theta_a from the base pose (the TA lengthens as the ankle

@@ -341,7 +341,7 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
             assert row["force_feedback"][ix("vasti_r")] != 0.0
         assert not row["force_feedback"][ix("hip_flexor_r")]
     assert len(seen) >= 2
-    for name in ("head_orientation_sagittal", "head_position", "force_feedback"):
+    for name in ("head_orientation_sagittal", "head_position", "force_feedback", "prep_foot_speed"):
         assert np.any(row[name] != 0.0), name
 
 
@@ -441,3 +441,41 @@ def test_the_stance_preparation_foot_is_retracted_toward_zero_ground_speed():
         (0.0, (2.0, 0.0, 0.0), LegState.STANCE_PREPARATION),
     ):
         assert not retraction(kv, velocity, state).any(), (kv, velocity, state)
+
+
+def test_the_retraction_force_is_eq_14s_velocity_term_on_the_foot_through_its_hip_and_knee():
+    """The prep_foot_speed row equals eq 16-19 of F = -k_v (v_x, 0, v_z), k_v = kv M g / sqrt(g L),
+    applied at the foot's origin over the stance-preparation leg's hip and knee pairs, for a foot
+    ahead of and beside its hip, tilted moment arms and velocities in every direction (the vertical
+    part of the velocity takes no part)."""
+    from control_synth import LEG_LENGTH, MASS, base_sensors, zero_constants
+
+    from musclewalk.control import FEEDBACK_SOURCES, Controller
+    from musclewalk.control.controller import _GROUP_HIP, _GROUP_KNEE, _pair_groups
+    from musclewalk.control.jacobian import feature_muscle_forces
+
+    creature = build_creature()
+    cm = creature.model
+    foot_l = cm.foot_body[1]
+    kv = 0.4
+    k_v = kv * MASS * 9.81 / np.sqrt(9.81 * LEG_LENGTH)
+    groups = _pair_groups(cm, cm.has_head)
+    left_leg = (groups == _GROUP_HIP[1]) | (groups == _GROUP_KNEE[1])
+    rng = np.random.default_rng(11)
+    for velocity in ((2.0, 0.0, 0.0), (0.0, 0.0, 1.0), (1.5, -0.7, -0.4), (0.0, -1.0, 0.0)):
+        controller = Controller(cm, zero_constants(cm) | {"prep_foot.kv": kv})
+        controller.fsm.states = [int(LegState.STANCE), int(LegState.STANCE_PREPARATION)]
+        sensors = base_sensors(creature)
+        sensors.body_pos[foot_l] += (0.35, 0.2, -0.05)
+        sensors.pair_r += rng.normal(0.0, 0.01, sensors.pair_r.shape)
+        sensors.body_vel[foot_l] = velocity
+        controller.step(sensors)
+        row = dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))["prep_foot_speed"]
+        force = -k_v * np.array((velocity[0], 0.0, velocity[2]))
+        lever = sensors.body_pos[foot_l] - sensors.joint_pos[cm.pair_joint]
+        moment = np.cross(lever, force) * left_leg[:, None]
+        fmax = np.array([m.fmax for m in cm.muscles])
+        weight = 1.0 / (cm.n_spanned[cm.pair_muscle] * fmax[cm.pair_muscle])
+        expected = feature_muscle_forces(moment, sensors.pair_r, weight, cm.pair_muscle, cm.n_muscles)
+        np.testing.assert_allclose(row, expected, rtol=1e-9, atol=1e-12)
+        assert np.any(np.abs(row) > 1e-3) == (velocity[0] != 0.0 or velocity[2] != 0.0), velocity

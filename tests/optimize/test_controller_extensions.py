@@ -15,6 +15,8 @@ from musclewalk.optimize.space import ParameterSpace, without_starts
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
 FREE = {"knee_overextension.*": {"free": True}}
+# the features beyond the paper listed before the knee inhibition (params.py order)
+OFF_BEFORE = ["swing_foot.follow_shank", "gain.knee.kw", "prep_foot.kv"]
 NAMES = ["knee_overextension.gain", "knee_overextension.theta_off"]
 STANCE_TIBIALIS = [
     "stance_tibialis.stretch_gain",
@@ -27,9 +29,9 @@ OTHERS_AFTER = [*STANCE_TIBIALIS, "angular_velocity_filter.time_constant", "jt_e
 def test_off_by_default_and_optimized_when_freed():
     paper = ParameterSpace.of_creature("HumanLegs")
     freed = ParameterSpace.of_creature("HumanLegs", FREE)
-    assert list(paper.off) == ["swing_foot.follow_shank", "gain.knee.kw", *NAMES, *OTHERS_AFTER]
+    assert list(paper.off) == [*OFF_BEFORE, *NAMES, *OTHERS_AFTER]
     # the others stay off
-    assert list(freed.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]
+    assert list(freed.off) == [*OFF_BEFORE, *OTHERS_AFTER]
     assert len(freed) == len(paper) + 2
     assert paper.values(np.zeros(len(paper)))["knee_overextension.gain"] == 0.0
     assert [e.name for e in freed.optimized if e.extension] == NAMES
@@ -39,7 +41,7 @@ def test_off_by_default_and_optimized_when_freed():
     assert freed.values(x)["knee_overextension.gain"] == pytest.approx(2.5)  # half way up [0, 5]
     # narrowing also turns it on (the whole feature)
     narrowed = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.gain": {"lower": 0.5}})
-    assert list(narrowed.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]
+    assert list(narrowed.off) == [*OFF_BEFORE, *OTHERS_AFTER]
     assert narrowed.values(np.zeros(len(narrowed)))["knee_overextension.gain"] == 0.5
 
 
@@ -69,7 +71,7 @@ def test_a_warm_start_using_the_feature_needs_a_run_that_frees_it(small_settings
 
 def test_naming_one_parameter_turns_the_whole_feature_on():
     space = ParameterSpace.of_creature("HumanLegs", {"knee_overextension.theta_off": {"lower": 0.2}})
-    assert list(space.off) == ["swing_foot.follow_shank", "gain.knee.kw", *OTHERS_AFTER]
+    assert list(space.off) == [*OFF_BEFORE, *OTHERS_AFTER]
     assert [e.name for e in space.optimized if e.extension] == NAMES  # the gain within its own bounds
 
 

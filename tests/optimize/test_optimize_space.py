@@ -44,6 +44,7 @@ def test_space_layout(space_meta):
     assert set(space.off) == {
         "swing_foot.follow_shank",
         "gain.knee.kw",
+        "prep_foot.kv",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",
