@@ -81,8 +81,9 @@ def per_swing_minima(distances: pd.DataFrame, leg_states: pd.DataFrame, after: f
     return pd.DataFrame(rows, columns=["leg", "start_s", "min_m", "pair"])
 
 
-def clearance(sim_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(distances per control step, leg states) of a simulation folder."""
+def clearance(sim_dir: Path, after: float = 0.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(distances per output sample, leg states) of a simulation folder; samples before ``after``
+    s are not posed (their distances NaN: no swing kept by `per_swing_minima` reaches them)."""
     osim = import_opensim()
     summary = json.loads((sim_dir / "summary.json").read_text())
     model_path = Path(summary["model"])
@@ -100,7 +101,11 @@ def clearance(sim_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     rows = np.clip(rows, 0, len(controller) - 1)
     handles = {b: model.getBodySet().get(b) for b in bodies}
     out = []
+    not_posed = {f"{a}_r-{b}_l": np.nan for a, _, _ in segments["r"] for b, _, _ in segments["l"]}
     for k in range(len(time)):
+        if time[k] < after:
+            out.append({"time": float(time[k]), **not_posed})
+            continue
         poses.pose(state, k)
         model.realizePosition(state)
         positions = {b: np.array(h.getPositionInGround(state).to_numpy()) for b, h in handles.items()}
@@ -137,7 +142,7 @@ def main(argv=None) -> int:
     for sim in args.sims:
         if not (sim / "summary.json").exists():
             ap.error(f"{sim}: not a `musclewalk simulate` folder (no summary.json)")
-        distances, states = clearance(sim)
+        distances, states = clearance(sim, args.after)
         tables.append(report(str(sim), per_swing_minima(distances, states, args.after)))
     text = "\n\n".join(tables) + "\n"
     print(text, end="")
