@@ -33,14 +33,18 @@ from musclewalk.sim.termination import LEG_CLEARANCE, leg_segments, segment_dist
 SWING_STATES = ("swing", "stance_preparation")
 
 
+def segment_pairs(segments) -> dict[str, tuple]:
+    """'<right segment>-<left segment>' -> (right start, right end, left start, left end) bodies."""
+    return {f"{a}_r-{b}_l": (a0, a1, b0, b1) for a, a0, a1 in segments["r"] for b, b0, b1 in segments["l"]}
+
+
 def pair_distances(positions: dict[str, np.ndarray], segments) -> dict[str, float]:
     """'<right segment>-<left segment>' -> closest distance (m) for one pose; ``positions``: body
     name -> (3,) position in ground."""
-    out = {}
-    for a, a0, a1 in segments["r"]:
-        for b, b0, b1 in segments["l"]:
-            out[f"{a}_r-{b}_l"] = segment_distance(positions[a0], positions[a1], positions[b0], positions[b1])
-    return out
+    return {
+        name: segment_distance(*(positions[body] for body in bodies))
+        for name, bodies in segment_pairs(segments).items()
+    }
 
 
 def swings(states: pd.Series) -> list[tuple[int, int]]:
@@ -101,7 +105,7 @@ def clearance(sim_dir: Path, after: float = 0.0) -> tuple[pd.DataFrame, pd.DataF
     rows = np.clip(rows, 0, len(controller) - 1)
     handles = {b: model.getBodySet().get(b) for b in bodies}
     out = []
-    not_posed = {f"{a}_r-{b}_l": np.nan for a, _, _ in segments["r"] for b, _, _ in segments["l"]}
+    not_posed = dict.fromkeys(segment_pairs(segments), np.nan)
     for k in range(len(time)):
         if time[k] < after:
             out.append({"time": float(time[k]), **not_posed})

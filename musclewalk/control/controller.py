@@ -55,7 +55,7 @@ import numpy as np
 
 from .delays import DelayLine
 from .fsm import STATE_NAMES, GaitStateMachine, LegState
-from .jacobian import equal_activation_factors, feature_muscle_forces
+from .jacobian import add_force_moments, equal_activation_factors, feature_muscle_forces
 from .model import SIDE_INDEX, ControlModel
 from .params import (
     controller_parameter_specs,
@@ -640,10 +640,8 @@ class Controller:
         force = self._kp_head * (target_head_pos - s.body_pos[head]) + self._kv_head * (
             target_head_vel - s.body_vel[head]
         )
-        fx, fy, fz = force.tolist()
-        # d x F = d @ [F]x
-        cross_matrix = np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
-        moment[self._head_pairs] += (s.body_pos[head] - s.joint_pos[self._head_pair_joints]) @ cross_matrix
+        lever = s.body_pos[head] - s.joint_pos[self._head_pair_joints]
+        add_force_moments(moment, self._head_pairs, lever, force.tolist())
 
     def _add_prep_foot_moments(self, moment: np.ndarray, s: Sensors, states: tuple) -> None:
         """Beyond the paper: for each leg in stance preparation, eq 14's velocity term on its foot
@@ -654,10 +652,9 @@ class Controller:
                 continue
             foot = self.model.foot_body[leg]
             vx, _, vz = s.body_vel[foot].tolist()
-            fx, fz = -self._kv_prep_foot * vx, -self._kv_prep_foot * vz
-            cross_matrix = np.array(((0.0, -fz, 0.0), (fz, 0.0, -fx), (0.0, fx, 0.0)))
-            pairs = self._leg_pairs[leg]
-            moment[pairs] += (s.body_pos[foot] - s.joint_pos[self._leg_pair_joints[leg]]) @ cross_matrix
+            force = (-self._kv_prep_foot * vx, 0.0, -self._kv_prep_foot * vz)
+            lever = s.body_pos[foot] - s.joint_pos[self._leg_pair_joints[leg]]
+            add_force_moments(moment, self._leg_pairs[leg], lever, force)
 
     def _head_target(
         self, s: Sensors, R_trunk: np.ndarray, target_speed: float, target_heading: float

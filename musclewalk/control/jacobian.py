@@ -92,6 +92,14 @@ def pd_torque(kq: float, kw: float, target_R: np.ndarray, R: np.ndarray, target_
     return kq * error + kw * (np.asarray(target_omega) - omega)
 
 
+def add_force_moments(moment: np.ndarray, pairs: np.ndarray, lever: np.ndarray, force) -> None:
+    """Eq 17's force part for a body's chain: adds (P_b - j_k) x F̃_b (``lever`` x ``force``, rows
+    (len(pairs), 3)) to ``moment[pairs]`` in place; one 3 x 3 product, cheaper than np.cross for
+    the few pairs of one chain."""
+    fx, fy, fz = force
+    moment[pairs] += lever @ np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
+
+
 def pair_moments(
     force: np.ndarray, torque: np.ndarray, body_pos: np.ndarray, joint_pos: np.ndarray
 ) -> np.ndarray:
