@@ -27,7 +27,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     has none);
   * beyond the paper, off at 0: swing-leg retraction, eq 14's velocity term on a stance-preparation
     foot (its origin, the ankle centre) toward zero horizontal ground speed, through that leg's hip
-    and knee pairs (prep_foot.kv);
+    and knee pairs (prep_foot.kv), while the foot is more than prep_foot.ahead leg lengths ahead
+    of the COM (at -1, the default, from the start of stance preparation);
   * beyond the paper, off at gains 0: the stance dorsiflexors' law of Wang et al. 2012 (seed 003),
     u_TA += {k (theta_off - theta_a)}^+ - k_SOL F_SOL / F_max on a leg in stance or lift_off: a stretch
     reflex on the ankle's dorsiflexion theta_a from the base pose (the TA lengthens as the ankle
@@ -270,6 +271,7 @@ class Controller:
             self._kp_head = p["gain.head.kp"] * head_M * g / L
             self._kv_head = p["gain.head.kv"] * head_M * g / self._froude
         self._kv_prep_foot = p.get("prep_foot.kv", 0.0) * M * g / self._froude
+        self._prep_foot_ahead_distance = p.get("prep_foot.ahead", -1.0) * L
         # the kw terms' angular velocities: first-order low-pass, one exact update per control
         # interval (for an input held over the interval)
         tau = p["angular_velocity_filter.time_constant"]
@@ -450,7 +452,9 @@ class Controller:
         )
 
         torque = self._feature_torques(s, tables, target_R)
-        jt_activation = self._jt_activations(s, tables, torque, R_trunk, target_speed, target_heading, states)
+        jt_activation = self._jt_activations(
+            s, tables, torque, R_trunk, target_speed, target_heading, states, d_forward
+        )
         # eq 23
         feedback = jt_activation + tables.fplus * s.muscle_force
         if self._knee_inhibition_gain > 0.0:
@@ -517,7 +521,7 @@ class Controller:
             )
         if self._kv_prep_foot > 0.0:
             feet = np.zeros_like(moment)
-            self._add_prep_foot_moments(feet, s, last["states"])
+            self._add_prep_foot_moments(feet, s, last["states"], last["d_forward"])
             out[_ROW["prep_foot_speed"]] = feature_muscle_forces(
                 feet, s.pair_r, tables.pair_weight, self._pair_muscle, n, pair_factor=factor
             )
@@ -613,6 +617,7 @@ class Controller:
         target_speed: float,
         target_heading: float,
         states: tuple,
+        d_forward: tuple,
     ) -> np.ndarray:
         """Eq 16-19 over all pairs at once: moment = T̃ (+ (P - j) x F̃ for the head chain and the
         stance-preparation feet)."""
@@ -620,7 +625,7 @@ class Controller:
         if self._has_head:
             self._add_head_force_moments(moment, s, R_trunk, target_speed, target_heading)
         if self._kv_prep_foot > 0.0:
-            self._add_prep_foot_moments(moment, s, states)
+            self._add_prep_foot_moments(moment, s, states, d_forward)
         return feature_muscle_forces(
             moment,
             s.pair_r,
@@ -643,12 +648,13 @@ class Controller:
         lever = s.body_pos[head] - s.joint_pos[self._head_pair_joints]
         add_force_moments(moment, self._head_pairs, lever, force.tolist())
 
-    def _add_prep_foot_moments(self, moment: np.ndarray, s: Sensors, states: tuple) -> None:
-        """Beyond the paper: for each leg in stance preparation, eq 14's velocity term on its foot
-        toward zero horizontal ground speed, F̃ = -k_v v_horizontal (no position term); adds
-        (P_foot - j_k) x F̃ to the rows of that leg's hip and knee pairs (in place)."""
+    def _add_prep_foot_moments(self, moment: np.ndarray, s: Sensors, states: tuple, d_forward: tuple) -> None:
+        """Beyond the paper: for each leg in stance preparation whose foot is more than
+        prep_foot.ahead ahead of the COM, eq 14's velocity term on its foot toward zero horizontal
+        ground speed, F̃ = -k_v v_horizontal (no position term); adds (P_foot - j_k) x F̃ to the rows
+        of that leg's hip and knee pairs (in place)."""
         for leg in (0, 1):
-            if states[leg] != _PREP:
+            if states[leg] != _PREP or d_forward[leg] <= self._prep_foot_ahead_distance:
                 continue
             foot = self.model.foot_body[leg]
             vx, _, vz = s.body_vel[foot].tolist()

@@ -46,6 +46,9 @@ prep_foot.kv                0 (off)         [0, 1]              beyond the paper
                                                                 gain, an eq 14 kv force on the foot toward
                                                                 zero horizontal speed through its hip and
                                                                 knee muscles (swing-leg retraction)
+prep_foot.ahead             -1 (from the        [-1, 1]             beyond the paper: the retraction acts only
+                            start of stance                     while the foot is this far ahead of the
+                            preparation)                        COM, leg lengths (terminal swing)
 fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
                             1.2 ankle,
                             0 hip flexors
@@ -103,6 +106,7 @@ JT_EQUAL_ACTIVATION = "jt_equal_activation"
 SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 KNEE_DAMPING = "knee_damping"
 SWING_LEG_RETRACTION = "swing_leg_retraction"
+TERMINAL_SWING_RETRACTION = "terminal_swing_retraction"
 
 
 class ParameterError(ValueError):
@@ -319,6 +323,22 @@ def controller_parameter_specs(control_model) -> list:
             "stance-preparation foot ground-speed gain (eq 14 kv term on the foot toward zero "
             "horizontal speed, through its hip and knee muscles), M g per sqrt(g L)",
             SWING_LEG_RETRACTION,
+        )
+    )
+    # the retraction above acts through the whole stance preparation, which starts with the foot
+    # about 0.2 L behind the centre of mass, so it also brakes mid-swing; a person's hamstrings pull
+    # the leg back in terminal swing, the foot ahead of the body. At -1 (below fsm.d_prep's lower
+    # bound) it acts from the start of stance preparation
+    specs.append(
+        ParamSpec(
+            "prep_foot.ahead",
+            -1.0,
+            -1.0,
+            1.0,
+            fb,
+            "forward distance of the stance-preparation foot from the COM beyond which its retraction "
+            "(prep_foot.kv) acts, leg lengths",
+            TERMINAL_SWING_RETRACTION,
         )
     )
     uniques = cm.unique_names()

@@ -443,6 +443,44 @@ def test_the_stance_preparation_foot_is_retracted_toward_zero_ground_speed():
         assert not retraction(kv, velocity, state).any(), (kv, velocity, state)
 
 
+def test_the_retraction_waits_until_the_foot_is_ahead_of_the_centre_of_mass():
+    """prep_foot.ahead (beyond the paper, terminal-swing retraction): the retraction row is zero
+    while the stance-preparation foot is at most `ahead` leg lengths ahead of the COM (facing frame)
+    and the ungated row beyond; at its default (-1) it acts from the start of stance preparation."""
+    from control_synth import LEG_LENGTH, base_sensors, zero_constants
+
+    from musclewalk.control import FEEDBACK_SOURCES, Controller
+
+    creature = build_creature()
+    cm = creature.model
+    foot_l = cm.foot_body[1]
+
+    def retraction(foot_ahead: float, **gate) -> tuple:
+        controller = Controller(cm, zero_constants(cm) | {"prep_foot.kv": 0.5} | gate)
+        controller.fsm.states = [int(LegState.STANCE), int(LegState.STANCE_PREPARATION)]
+        sensors = base_sensors(creature)
+        shift = foot_ahead * LEG_LENGTH - (sensors.foot_pos[1, 0] - sensors.com_pos[0])
+        sensors.body_pos[foot_l, 0] += shift
+        sensors.foot_pos[1, 0] += shift
+        sensors.body_vel[foot_l] = (2.0, 0.0, 0.0)
+        controller.step(sensors)
+        assert controller.fsm.states[1] == int(LegState.STANCE_PREPARATION)
+        row = dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))["prep_foot_speed"]
+        return row, controller.feedback
+
+    for foot_ahead in (-0.3, 0.05, 0.3):
+        ungated, ungated_total = retraction(foot_ahead)
+        assert ungated.any()
+        np.testing.assert_array_equal(retraction(foot_ahead, **{"prep_foot.ahead": -1.0})[0], ungated)
+        gated, gated_total = retraction(foot_ahead, **{"prep_foot.ahead": 0.1})
+        if foot_ahead > 0.1:
+            np.testing.assert_array_equal(gated, ungated)
+            np.testing.assert_array_equal(gated_total, ungated_total)
+        else:
+            assert not gated.any()
+            np.testing.assert_allclose(gated_total, ungated_total - ungated, atol=1e-12)
+
+
 def test_the_retraction_force_is_eq_14s_velocity_term_on_the_foot_through_its_hip_and_knee():
     """The prep_foot_speed row equals eq 16-19 of F = -k_v (v_x, 0, v_z), k_v = kv M g / sqrt(g L),
     applied at the foot's origin over the stance-preparation leg's hip and knee pairs, for a foot

@@ -45,6 +45,7 @@ def test_space_layout(space_meta):
         "swing_foot.follow_shank",
         "gain.knee.kw",
         "prep_foot.kv",
+        "prep_foot.ahead",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",
