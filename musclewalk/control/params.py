@@ -46,7 +46,7 @@ prep_foot.kv                0 (off)         [0, 1]              beyond the paper
                                                                 gain, an eq 14 kv force on the foot toward
                                                                 zero horizontal speed through its hip and
                                                                 knee muscles (swing-leg retraction)
-prep_foot.ahead             -1 (from the        [-1, 1]             beyond the paper: the retraction acts only
+prep_foot.ahead             -1 (from the    [-1, 1]             beyond the paper: the retraction acts only
                             start of stance                     while the foot is this far ahead of the
                             preparation)                        COM, leg lengths (terminal swing)
 fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
