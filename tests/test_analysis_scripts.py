@@ -282,20 +282,29 @@ def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
 
 def test_touchdown_reports_each_sphere_at_the_strikes_after_2_s():
     """analysis/touchdown.py: per side a row per contact sphere of that foot, with the number of
-    strikes after 2 s, the sphere that lands first, velocities and the raw vGRF peak."""
+    strikes after 2 s, the sphere that lands first, velocities and the raw vGRF peak; and per side the
+    time in the air before the strike, the knee's flexion and the foot's distance ahead of the
+    centre of mass."""
     run = REPO / "models/optimized/HumanLegs-walk-1.3"
     r = run_script("touchdown.py", run, "--duration", 3.2)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [
         line.split(" | ")
         for line in r.stdout.splitlines()
-        if line.startswith("| r |") or line.startswith("| l |")
+        if (line.startswith("| r |") or line.startswith("| l |")) and line.count(" | ") == 6
     ]
     assert {"heel_r", "toe_r", "heel_l", "toe_l"} <= {row[3] for row in rows}
     for row in rows:
         assert int(row[1]) >= 1
         forward, peak = float(row[4].split()[0]), float(row[6].split()[0])
         assert 0.0 < forward < 5.0 and peak > 0.5
+    # the leg at the strike: time in the air, knee flexion and the foot ahead of the centre of mass
+    legs = [line.split(" | ") for line in r.stdout.splitlines() if line.count(" | ") == 4]
+    legs = [row for row in legs if row[0] in ("| r", "| l")]
+    assert len(legs) == 2
+    for row in legs:
+        air, knee, ahead = (float(cell.split()[0]) for cell in row[2:5])
+        assert 0.1 < air < 1.0 and -15.0 < knee < 90.0 and 0.0 < ahead < 0.8
 
 
 def test_excitation_sources_tabulates_each_leg_muscle_by_phase_and_term(tmp_path):
