@@ -100,14 +100,6 @@ def add_force_moments(moment: np.ndarray, pairs: np.ndarray, lever: np.ndarray, 
     moment[pairs] += lever @ np.array(((0.0, -fz, fy), (fz, 0.0, -fx), (-fy, fx, 0.0)))
 
 
-def pair_moments(
-    force: np.ndarray, torque: np.ndarray, body_pos: np.ndarray, joint_pos: np.ndarray
-) -> np.ndarray:
-    """T̃_b + (P_b - j_k) x F̃_b per pair (all (n_pairs, 3)), so that eq 17 reads
-    τ̃_k = σ_k r̂_k . moment (using (r̂ x d) . F = r̂ . (d x F))."""
-    return torque + np.cross(body_pos - joint_pos, force)
-
-
 def feature_muscle_forces(
     pair_moment: np.ndarray,
     pair_r: np.ndarray,
@@ -119,9 +111,10 @@ def feature_muscle_forces(
 ) -> np.ndarray:
     """Eq 17-18: Σ_k σ_k (r_k . moment_k) / (m ||r_k||^2) per muscle.
 
-    pair_moment: (n_pairs, 3) from `pair_moments`; pair_weight: (n_pairs,) σ_k / m for pairs in the
-    chain of an active feature (m = number of joints the pair's muscle spans), 0 otherwise. Divide by
-    F_max for eq 19 (or fold 1/F_max into pair_weight). pair_factor: (n_pairs,) multiplies each
+    pair_moment: (n_pairs, 3), T̃_b + (P_b - j_k) x F̃_b per pair (eq 17; `add_force_moments`);
+    pair_weight: (n_pairs,) σ_k / m for pairs in the chain of an active feature (m = number of
+    joints the pair's muscle spans), 0 otherwise. Divide by F_max for eq 19 (or fold 1/F_max into
+    pair_weight). pair_factor: (n_pairs,) multiplies each
     pair's share (`equal_activation_factors`), None for eq 18 itself.
     """
     r = pair_r

@@ -6,7 +6,7 @@ from control_synth import BODY_LINKS, base_sensors, zero_constants
 from scipy.spatial.transform import Rotation
 
 from musclewalk.control import Controller, crossing_segment, moment_arm_vectors
-from musclewalk.control.jacobian import equal_activation_factors, feature_muscle_forces, pair_moments
+from musclewalk.control.jacobian import equal_activation_factors, feature_muscle_forces
 from musclewalk.control.rotations import facing_rotations, heading_of, rotation_log, yaw_pitch_roll
 from musclewalk.model.kinematics import bodies_beyond
 
@@ -14,6 +14,12 @@ DELAY_MAX = 20
 
 
 # eq 9 -------------------------------------------------------------------------------------------
+
+
+def pair_moments(force, torque, body_pos, joint_pos):
+    """Reference form of eq 17's moment per pair, all (n_pairs, 3): T̃_b + (P_b - j_k) x F̃_b, so
+    that τ̃_k = σ_k r̂_k . moment (using (r̂ x d) . F = r̂ . (d x F))."""
+    return torque + np.cross(body_pos - joint_pos, force)
 
 
 def test_moment_arm_vectors_planar_hand_values():
