@@ -11,8 +11,8 @@ the hamstrings have slowed the swinging leg (Winter 1992, "Foot trajectory in hu
 heel-strike transient in walking stays well under a body weight above the loading curve.
 
 A second table gives the leg at the strike: the time the foot was in the air since its last foot
-off, the knee's flexion and how far the foot's contact spheres (their mean) are ahead of the centre
-of mass along the walking direction. A person at about 1.3 m/s swings each foot for about 0.4 s
+off, the knee's flexion and how far the sphere that lands first is ahead of the centre of mass
+along the walking direction. A person at about 1.3 m/s swings each foot for about 0.4 s
 (40 % of a 1.0-1.1 s stride) and strikes with the knee nearly extended (about 0-5 deg), the heel
 about 0.3 m ahead of the centre of mass (Perry & Burnfield 2010, "Gait Analysis", ch. 2-3;
 Winter 1991, "The biomechanics and motor control of human gait").
@@ -40,8 +40,8 @@ IMPACT_WINDOW = 0.04  # s after a strike
 def landings(sim_dir: Path, model_path: Path) -> dict:
     """side -> list of {t, peak_bw, first, velocity: sphere -> (forward, down), air, knee, ahead}:
     ``air`` the s since the foot's last foot off (None before the first), ``knee`` the knee flexion
-    in degrees (None for a model without a ``knee_angle_<side>`` coordinate), ``ahead`` the mean of
-    the foot's spheres ahead of the centre of mass along the walking direction, m."""
+    in degrees (None for a model without a ``knee_angle_<side>`` coordinate), ``ahead`` the sphere that
+    lands first (the lowest) ahead of the centre of mass along the walking direction, m."""
     import opensim as osim
 
     trial = gait.from_simulation(sim_dir)
@@ -74,7 +74,7 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
             forward[1] = 0.0
             forward /= max(np.linalg.norm(forward), 1e-9)  # the walking direction at the strike
             com = model.calcMassCenterPosition(state).to_numpy()
-            velocity, height, position = {}, {}, []
+            velocity, height, position = {}, {}, {}
             for name, sphere in spheres.items():
                 if not name.endswith(f"_{side}"):
                     continue
@@ -83,18 +83,18 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
                 p = frame.findStationLocationInGround(state, location).to_numpy()
                 velocity[name] = (float(v @ forward), float(-v[1]))
                 height[name] = float(p[1] - sphere.getRadius())
-                position.append(p)
+                position[name] = p
             before = offs[offs < t_strike]
             window = (trial.grf_time >= t_strike) & (trial.grf_time <= t_strike + IMPACT_WINDOW)
             rows.append(
                 {
                     "t": float(t_strike),
                     "peak_bw": float(trial.vgrf[side][window].max() / weight),
-                    "first": min(height, key=height.get),
+                    "first": (first := min(height, key=height.get)),
                     "velocity": velocity,
                     "air": float(t_strike - before[-1]) if len(before) else None,
                     "knee": float(np.degrees(knee.getValue(state))) if knee is not None else None,
-                    "ahead": float((np.mean(position, axis=0) - com) @ forward),
+                    "ahead": float((position[first] - com) @ forward),
                 }
             )
         out[side] = rows
@@ -127,7 +127,7 @@ def summary(name: str, found: dict) -> str:
     lines += [
         "",
         "| side | strikes | in the air before it, s | knee flexion at the strike, ° "
-        "| foot ahead of the centre of mass, m |",
+        "| the first sphere ahead of the centre of mass, m |",
         "|---|---|---|---|---|",
     ]
     for side, rows in found.items():
