@@ -60,9 +60,9 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
         raise SystemExit(f"{model_path}: a model with constraints (this script sets coordinates freely)")
     weight = trial.body_mass * gait.GRAVITY
     out = {}
+    coordinates = model.getCoordinateSet()
     for side in ("r", "l"):
         strikes, offs = gait.foot_events(trial.grf_time, trial.vgrf[side], trial.body_mass)
-        coordinates = model.getCoordinateSet()
         knee = coordinates.get(f"knee_angle_{side}") if coordinates.contains(f"knee_angle_{side}") else None
         rows = []
         for t_strike in strikes[strikes > AFTER]:
@@ -114,15 +114,13 @@ def summary(name: str, found: dict) -> str:
             continue
         firsts = [r["first"] for r in rows]
         first = max(set(firsts), key=firsts.count)
-        peaks = np.array([r["peak_bw"] for r in rows])
+        peaks = _spread([r["peak_bw"] for r in rows])
         for sphere in sorted(rows[0]["velocity"]):
-            fwd = np.array([r["velocity"][sphere][0] for r in rows])
-            down = np.array([r["velocity"][sphere][1] for r in rows])
+            fwd = _spread([r["velocity"][sphere][0] for r in rows])
+            down = _spread([r["velocity"][sphere][1] for r in rows])
             lines.append(
                 f"| {side} | {len(rows)} | {first} ({firsts.count(first)} of {len(rows)}) | {sphere} | "
-                f"{fwd.mean():.2f} ({fwd.min():.2f}-{fwd.max():.2f}) | "
-                f"{down.mean():.2f} ({down.min():.2f}-{down.max():.2f}) | "
-                f"{peaks.mean():.2f} ({peaks.min():.2f}-{peaks.max():.2f}) |"
+                f"{fwd} | {down} | {peaks} |"
             )
     lines += [
         "",
