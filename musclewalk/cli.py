@@ -95,10 +95,11 @@ def _cmd_simulate(args):
     from .sim.outputs import FILES, run_settings, summary_line, write_outputs
     from .sim.parameters import load_run_parameters
     from .sim.runner import simulate
-    from .sim.scenario import Scenario
+    from .sim.scenario import Assist, Scenario
 
     # every option first, then the output folder and the model: nothing fails after simulating
     pushes = _simulate_options(args)
+    assist = Assist(args.assist_upright, args.assist_support)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
     meta = check_model(args.model)
     params = load_run_parameters(
@@ -115,6 +116,7 @@ def _cmd_simulate(args):
         seed=args.seed,
         control_interval=args.control_interval,
         terminate=not args.no_terminate,
+        assist=assist if assist else None,
     )
     terrain = _terrain(args)
     sim, result = simulate(
@@ -168,6 +170,13 @@ def _simulate_options(args) -> list:
         _number("--terrain-slope", args.terrain_slope, "a finite slope (deg)")
     if args.accuracy is not None:
         _number("--accuracy", args.accuracy, "an integrator accuracy in (0, 0.1]", lambda v: 0 < v <= 0.1)
+    _number("--assist-upright", args.assist_upright, "a stiffness >= 0 (M g L per rad)", lambda v: v >= 0)
+    _number(
+        "--assist-support",
+        args.assist_support,
+        "a fraction of body weight in [0, 0.9]",
+        lambda v: 0 <= v <= 0.9,
+    )
     if args.random_pushes < 0:
         raise UsageError(f"--random-pushes: expected a count >= 0, got {args.random_pushes}")
     if args.seed < 0:
@@ -624,6 +633,22 @@ def _add_simulate_command(sub) -> None:
     )
     s.add_argument(
         "--control-interval", type=float, default=CONTROL_INTERVAL, help=f"s (<= {CONTROL_INTERVAL:g})"
+    )
+    s.add_argument(
+        "--assist-upright",
+        type=float,
+        default=0.0,
+        metavar="K",
+        help="a balance aid, as a bootstrap task's assist.upright: a torque holding the trunk's "
+        "pitch and roll upright, K M g L per rad (default 0: none)",
+    )
+    s.add_argument(
+        "--assist-support",
+        type=float,
+        default=0.0,
+        metavar="F",
+        help="a balance aid, as a bootstrap task's assist.support: an upward force on the trunk, "
+        "F x body weight (default 0: none)",
     )
     s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
     s.add_argument(

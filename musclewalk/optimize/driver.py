@@ -871,15 +871,17 @@ class Optimization:
             st.thresholds_met_at = st.generation
 
     def _needs_unperturbed_walk(self) -> bool:
-        return self.settings.stop_when_walking == WALKING_UNPERTURBED and self.scenario_task.randomized
+        unperturbed = self.settings.stop_when_walking == WALKING_UNPERTURBED
+        return unperturbed and self.scenario_task.eased_or_perturbed
 
     def _check_unperturbed(self, evaluator, X, results: list) -> None:
-        """stop_when_walking "unperturbed" under a task with random perturbations: this
-        generation's candidates that ran the full t_max under its perturbations are simulated
-        again without them, best first (at most UNPERTURBED_CHECKS). The first that walks the
-        full t_max again becomes the run's best, even if an earlier generation's scored lower
-        under other perturbations, and ends the run (_stop_reason): the walker a continuation
-        stage hands on must walk unperturbed, not only have survived one push sequence."""
+        """stop_when_walking "unperturbed" under a task with random perturbations or a balance
+        aid: this generation's candidates that ran the full t_max under its perturbations are
+        simulated again without them (and without the aid), best first (at most
+        UNPERTURBED_CHECKS). The first that walks the full t_max again becomes the run's best,
+        even if an earlier generation's scored lower under other perturbations, and ends the run
+        (_stop_reason): the walker a continuation stage hands on must walk unperturbed, not only
+        have survived one push sequence."""
         st = self.state
         if not self._needs_unperturbed_walk() or self._unperturbed_walker() is not None:
             return

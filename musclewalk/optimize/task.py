@@ -21,6 +21,10 @@ metre. Format (every key optional; the format is also documented in models/READM
       jitter: 0.25              # s: each push starts up to this much earlier or later (default 0)
     terrain:                    # ramps (RampTerrain); absent: flat ground
       max_slope: 5              # deg: each 1 m ramp's slope is uniform in [-max_slope, max_slope]
+    assist:                     # a balance aid on the trunk (scenario.Assist), beyond the paper:
+                                # for bootstrap stages, taken away stage by stage; absent: none
+      upright: 0.5              # torque toward the base-pose pitch and roll, M g L per rad
+      support: 0.2              # constant upward force, a fraction of body weight
 
 Precedence for a new run: a value given explicitly (command line, or an experiment file's speed,
 stage duration and objective) wins over the task's, and the task's over the optimizer's defaults.
@@ -45,17 +49,28 @@ from ..constants import CONTROL_INTERVAL
 from ..io_checks import read_yaml
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.template import models_dir
-from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Push, Scenario
+from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario
 from ..sim.terrain import MAX_LENGTH, RampTerrain
 
 DEFAULT_TASK = "walk"
 DEFAULT_DURATION = 10.0  # s, as the optimizer's default t_max
 WALKING_UNPERTURBED = "unperturbed"  # stop_when_walking: the walker must also walk without the
 # task's perturbations (driver.Settings.stop_when_walking)
-TOP_KEYS = ("description", "speed", "duration", "objective", "heading", "pushes", "terrain", "extends")
+TOP_KEYS = (
+    "description",
+    "speed",
+    "duration",
+    "objective",
+    "heading",
+    "pushes",
+    "terrain",
+    "assist",
+    "extends",
+)
 # the perturbation sections: the independent random streams of one perturbation seed (SeedSequence
 # spawn keys), each merged key by key over an extended task's
 STREAMS = ("heading", "pushes", "terrain")
+MERGED_SECTIONS = (*STREAMS, "assist")
 
 
 def valid_stop_when_walking(value) -> bool:
@@ -130,12 +145,19 @@ class Task:
     heading: Heading = field(default_factory=Heading)
     pushes: Pushes | None = None
     terrain: Terrain | None = None
+    assist: Assist | None = None
     source: str = ""  # the file (or checkpoint) it was read from
 
     @property
     def randomized(self) -> bool:
         """Whether evaluations are simulated under random perturbations (and need a seed)."""
         return self.heading.turn_rate > 0 or self.pushes is not None or self.terrain is not None
+
+    @property
+    def eased_or_perturbed(self) -> bool:
+        """Whether evaluations differ from plain straight walking on flat ground: random
+        perturbations or a balance aid (what stop_when_walking "unperturbed" takes away)."""
+        return self.randomized or self.assist is not None
 
     def as_dict(self) -> dict:
         """Plain data, as a checkpoint keeps it (Task.from_dict reads it back)."""
@@ -147,6 +169,7 @@ class Task:
             "heading": asdict(self.heading),
             "pushes": asdict(self.pushes) if self.pushes else None,
             "terrain": asdict(self.terrain) if self.terrain else None,
+            "assist": asdict(self.assist) if self.assist else None,
         }
 
     def summary(self) -> str:
@@ -166,11 +189,12 @@ class Task:
             )
         if self.terrain:
             parts.append(f"1 m ramps within +-{self.terrain.max_slope:g} deg")
+        aid = f"; {self.assist.describe()}" if self.assist else ""
         if not parts:
-            return "straight, flat ground, no random perturbations"
+            return "straight, flat ground, no random perturbations" + aid
         return (
             "; ".join(parts) + "; common random numbers: one perturbation seed per generation "
-            "(history.csv perturbation_seed)"
+            "(history.csv perturbation_seed)" + aid
         )
 
     def check_run(self, speed: float, duration: float) -> None:
@@ -195,7 +219,10 @@ class Task:
         perturbations of ``seed`` (the generation's, `generation_seed`). A task without random
         perturbations gives the plain straight scenario on flat ground and ignores ``seed``."""
         if not self.randomized:
-            return Scenario(speed=speed, duration=duration, control_interval=control_interval), None
+            scenario = Scenario(
+                speed=speed, duration=duration, control_interval=control_interval, assist=self.assist
+            )
+            return scenario, None
         if seed is None:
             raise ValueError(f"task {self.name}: random perturbations need a seed")
         seeds = stream_seeds(seed)
@@ -209,6 +236,7 @@ class Task:
             pushes=pushes,
             seed=seeds["heading"],
             control_interval=control_interval,
+            assist=self.assist,
         )
         terrain = None
         if self.terrain is not None:
@@ -254,6 +282,7 @@ class Task:
             heading=_heading(read),
             pushes=_pushes(read),
             terrain=_terrain(read),
+            assist=_assist(read),
             source=source,
         )
 
@@ -315,7 +344,7 @@ def _file_data(path: Path, chain: tuple) -> dict:
     merged = _file_data(base_path, chain)
     Task.from_dict(dict(merged), base_path.stem, source=str(base_path))  # its own errors name it
     for key, value in data.items():
-        if key in STREAMS and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if key in MERGED_SECTIONS and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
@@ -419,3 +448,16 @@ def _terrain(read: _Reader) -> Terrain | None:
     if not ok:
         raise read.err("terrain.max_slope", f"expected a number > 0 and < 45 (deg), got {value!r}")
     return Terrain(max_slope=float(value))
+
+
+def _assist(read: _Reader) -> Assist | None:
+    raw = read.section("assist", ("upright", "support"))
+    if raw is None:
+        return None
+    assist = Assist(
+        upright=read.number("assist.upright", raw.get("upright", 0.0), strict=False, unit=" (M g L per rad)"),
+        support=read.number(
+            "assist.support", raw.get("support", 0.0), strict=False, high=0.9, unit=" (of body weight)"
+        ),
+    )
+    return assist if assist else None

@@ -171,10 +171,12 @@ class OpenSimEngine:
         return model
 
     def _add_push_force(self) -> None:
-        """External push on the trunk: a PrescribedForce whose Constant components we set."""
+        """External push on the trunk, and the balance aid's force and torque (scenario.Assist):
+        a PrescribedForce whose Constant components we set, world frame."""
         osim = self.osim
         push = osim.PrescribedForce(PUSH_FORCE_NAME, self.model.getBodySet().get(self.push_body))
         push.setForceFunctions(osim.Constant(0.0), osim.Constant(0.0), osim.Constant(0.0))
+        push.setTorqueFunctions(osim.Constant(0.0), osim.Constant(0.0), osim.Constant(0.0))
         push.setPointIsInGlobalFrame(False)
         push.setForceIsInGlobalFrame(True)
         self.model.addForce(push)
@@ -232,7 +234,8 @@ class OpenSimEngine:
         # the functions follow the controller's actuator list, written in metadata order
         self.constants = [osim.Constant.safeDownCast(functions.get(i)) for i in range(n)]
         push = osim.PrescribedForce.safeDownCast(self.model.getForceSet().get(PUSH_FORCE_NAME))
-        self._push_constants = self._prescribed_constants(push)
+        self._push_constants = self._prescribed_constants(push.getForceFunctions())
+        self._torque_constants = self._prescribed_constants(push.getTorqueFunctions())
 
     def _find_limit_forces(self) -> None:
         """The CoordinateLimitForces (joint limits, the model's ligaments) and their
@@ -387,10 +390,10 @@ class OpenSimEngine:
             self.active_segment[k] = segments[k]
 
     @staticmethod
-    def _prescribed_constants(force):
-        """The three Constant force components of the push PrescribedForce (after initSystem)."""
+    def _prescribed_constants(functions):
+        """The three Constant components of the push PrescribedForce's force or torque
+        functions (after initSystem)."""
         osim = import_opensim()
-        functions = force.getForceFunctions()
         return [osim.Constant.safeDownCast(functions.get(i)) for i in range(3)]
 
     # ------------------------------------------------------------------ state set-up
@@ -469,7 +472,7 @@ class OpenSimEngine:
             excitations = np.full(len(self.muscles), INITIAL_EXCITATION)
         if excitations is not None:
             self.set_excitations(excitations)
-        self.set_push(np.zeros(3))
+        self.set_push(np.zeros(3), np.zeros(3))
         if not self.ideal_muscles:
             for m in self.muscles:
                 m.setActivation(s, INITIAL_EXCITATION)
@@ -486,10 +489,16 @@ class OpenSimEngine:
         if self.state is not None:
             self.state.setTime(self.state.getTime())
 
-    def set_push(self, force: np.ndarray) -> None:
+    def set_push(self, force: np.ndarray, torque: np.ndarray | None = None) -> None:
+        """The trunk's external force (N) and, when given, torque (N m), world frame, for the
+        next interval."""
         for c, v in zip(self._push_constants, force):
             if c is not None:
                 c.setValue(float(v))
+        if torque is not None:
+            for c, v in zip(self._torque_constants, torque):
+                if c is not None:
+                    c.setValue(float(v))
 
     def advance(self, t_next: float) -> bool:
         """Integrate to ``t_next``; False when the integrator failed or time did not advance."""

@@ -203,7 +203,18 @@ class Simulator:
             obs(sensors, u, self.engine, raw)
         c2 = time.perf_counter()
         self.engine.set_excitations(u)
-        self.engine.set_push(scenario.push_at(t))
+        if scenario.assist:
+            i = self.engine.body_index[self.meta.features.trunk]
+            force, torque = scenario.assist.wrench(
+                raw.body_R[i],
+                raw.body_omega[i],
+                scenario.heading_at(t),
+                self.meta.total_mass,
+                self.meta.leg_length,
+            )
+            self.engine.set_push(scenario.push_at(t) + force, torque)
+        else:
+            self.engine.set_push(scenario.push_at(t))
         if self.terrain is not None:
             self.engine.update_terrain(self.bridge.contact_centres(raw)[:, 0])
         c3 = time.perf_counter()

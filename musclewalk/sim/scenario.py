@@ -10,7 +10,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..constants import CONTROL_INTERVAL
+from ..constants import CONTROL_INTERVAL, GRAVITY
 from ..control.params import ParamSpec
 
 PUSH_DURATION = 0.2  # s, paper §6.2
@@ -38,6 +38,54 @@ class Push:
         if not all(math.isfinite(v) for v in (start, fx, fz)) or start < 0:
             raise ValueError(f"expected START >= 0 and finite FX, FZ (s, N, N), got {spec!r}")
         return cls(start, (fx, 0.0, fz))
+
+
+ASSIST_DAMPING_TIME = 0.1  # s: the balance aid's damping per its stiffness (a longer one, e.g.
+# sqrt(L / g), made a stiff aid unstable on the trunk's own inertia between 5 ms control steps)
+
+
+@dataclass(frozen=True)
+class Assist:
+    """A balance aid on the trunk ("hand of god"), beyond the paper: a bootstrap that makes the
+    task easier and is taken away in stages (Geijtenbeek's thesis §3.3.3, "increase task
+    difficulty gradually"; Yin et al. 2008's continuation), for creatures that fall before a
+    search from their defaults finds a step. ``upright``: a torque holding the trunk at its
+    base-pose orientation turned to the target heading, ``upright`` M g L per rad of the
+    rotation between them, damped by ASSIST_DAMPING_TIME times that per rad/s; ``support``: a
+    constant upward force on the trunk, a fraction of body weight. Zero for both: no aid."""
+
+    upright: float = 0.0
+    support: float = 0.0
+
+    def __bool__(self) -> bool:
+        return self.upright > 0 or self.support > 0
+
+    def wrench(
+        self, trunk_R: np.ndarray, trunk_omega: np.ndarray, heading: float, mass: float, leg_length: float
+    ):
+        """(force, torque), world frame, on the trunk whose rotation body -> world is
+        ``trunk_R`` (3, 3) and angular velocity ``trunk_omega`` (3,), for a target ``heading``
+        (rad, yaw about world Y, as rotations.heading_of measures it)."""
+        weight = mass * GRAVITY
+        force = np.array([0.0, self.support * weight, 0.0])
+        if self.upright <= 0:
+            return force, np.zeros(3)
+        c, s = math.cos(heading), math.sin(heading)
+        target = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+        error = target @ trunk_R.T  # world frame: the rotation that takes the trunk to its target
+        v = np.array([error[2, 1] - error[1, 2], error[0, 2] - error[2, 0], error[1, 0] - error[0, 1]])
+        angle = math.acos(max(-1.0, min(1.0, (np.trace(error) - 1.0) / 2.0)))
+        sin = math.sin(angle)
+        rotation = v * (angle / (2.0 * sin)) if sin > 1e-9 else 0.5 * v  # axis x angle
+        stiffness = self.upright * weight * leg_length
+        torque = stiffness * (rotation - ASSIST_DAMPING_TIME * np.asarray(trunk_omega, float))
+        return force, torque
+
+    def describe(self) -> str:
+        return (
+            f"a balance aid on the trunk (upright torque {self.upright:g} M g L per rad, support "
+            f"{self.support:g} of body weight)"
+        )
 
 
 @dataclass
@@ -120,6 +168,7 @@ class Scenario:
     pushes: Sequence[Push] = field(default_factory=list)
     control_interval: float = CONTROL_INTERVAL
     terminate: bool = True  # apply the paper's termination rules (§5)
+    assist: Assist | None = None  # a balance aid (bootstrap stages only; None: none)
 
     @classmethod
     def for_run(
@@ -137,6 +186,7 @@ class Scenario:
         seed: int = 0,
         control_interval: float = CONTROL_INTERVAL,
         terminate: bool = True,
+        assist: Assist | None = None,
     ) -> Scenario:
         """The validated scenario of one run as `musclewalk simulate` describes it: target
         ``speed`` (m/s) for ``duration`` (s); the target heading starts at ``heading_deg`` and,
@@ -163,6 +213,7 @@ class Scenario:
             pushes=pushes,
             control_interval=control_interval,
             terminate=terminate,
+            assist=assist,
         )
         scenario.validate()
         return scenario
@@ -176,6 +227,12 @@ class Scenario:
             )
         if not (0 < self.control_interval <= CONTROL_INTERVAL + 1e-12):
             raise ValueError(f"control interval: must be in (0, 5 ms], got {self.control_interval!r}")
+        if self.assist is not None:
+            a = self.assist
+            if not (math.isfinite(a.upright) and a.upright >= 0):
+                raise ValueError(f"assist upright: must be >= 0, got {a.upright!r}")
+            if not (math.isfinite(a.support) and 0 <= a.support < 1):
+                raise ValueError(f"assist support: must be in [0, 1) of body weight, got {a.support!r}")
 
     def heading_at(self, t: float) -> float:
         return float(self.heading(t)) if callable(self.heading) else float(self.heading)

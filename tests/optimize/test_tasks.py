@@ -102,6 +102,11 @@ BAD = [
     ({"terrain": {"max_slope": 0}}, "terrain.max_slope"),
     ({"terrain": {}}, "terrain.max_slope"),
     ({"terrain": {"max_slope": 5, "bumps": 1}}, "terrain.bumps"),
+    ({"assist": 1}, "assist"),
+    ({"assist": {"upright": -1}}, "assist.upright"),
+    ({"assist": {"support": 0.95}}, "assist.support"),
+    ({"assist": {"support": "half"}}, "assist.support"),
+    ({"assist": {"upright": 1, "lift": 1}}, "assist.lift"),
 ]
 
 
@@ -257,6 +262,35 @@ def test_a_task_without_randomness_is_todays_scenario():
         assert again == scenario
     with pytest.raises(ValueError, match="need a seed"):
         Task.load("push").scenario(1.3, 10.0, seed=None)
+
+
+def test_a_balance_aid_is_data_that_a_stage_takes_away(tmp_path):
+    """assist: a bootstrap task's aid (scenario.Assist) reaches every evaluation's scenario, is
+    kept in a checkpoint's definition and named in log.txt; it needs no seed, and a task that
+    extends an aided one may lower a single value (a continuation that takes the aid away)."""
+    aided = write(tmp_path / "aided.yaml", {"description": "aided", "assist": {"upright": 1, "support": 0.5}})
+    task = Task.load(aided)
+    assert (task.assist.upright, task.assist.support) == (1.0, 0.5)
+    assert not task.randomized and task.eased_or_perturbed
+    scenario, terrain = task.scenario(1.2, 10.0, seed=None)
+    assert scenario.assist == task.assist and terrain is None and scenario.pushes == []
+    assert Task.from_dict(task.as_dict(), "aided").assist == task.assist
+    assert "a balance aid on the trunk (upright torque 1 M g L per rad, support 0.5 of body weight)" in (
+        task.summary()
+    )
+    # with pushes: the drawn scenario carries the aid too
+    pushed = Task.from_dict({"pushes": {"magnitude": 10}, "assist": {"support": 0.2}}, "p")
+    assert pushed.scenario(1.2, 10.0, seed=3)[0].assist.support == 0.2
+    # a stage's task lowers one value; zero for both is no aid at all
+    half = write(
+        tmp_path / "half.yaml", {"description": "half", "extends": "aided.yaml", "assist": {"support": 0.25}}
+    )
+    assert (Task.load(half).assist.upright, Task.load(half).assist.support) == (1.0, 0.25)
+    none = write(tmp_path / "none.yaml", {"description": "none", "assist": {"upright": 0, "support": 0}})
+    assert Task.load(none).assist is None and not Task.load(none).eased_or_perturbed
+    # checkpoints written before the aid existed have no "assist" key
+    old = {k: v for k, v in Task.load("walk").as_dict().items() if k != "assist"}
+    assert Task.from_dict(old, "walk").assist is None
 
 
 def test_ramps_longer_than_the_terrain_allows_are_refused_before_the_run(small_settings, tmp_path):
@@ -573,6 +607,28 @@ def test_unperturbed_is_plain_stop_when_walking_for_a_task_without_perturbations
     settings = small_settings(generations=2, stop_when_walking="unperturbed")
     state = Optimization(settings, tmp_path / "stage", progress=False).run()
     assert state.generation == 1 and [c[0] for c in calls] == ["perturbed"]
+
+
+def test_an_aided_stage_moves_on_only_with_a_walker_that_walks_without_the_aid(
+    small_settings, tmp_path, monkeypatch
+):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = []
+    perturbed = [[(10.0, False), (20.0, True), (30.0, True), (40.0, True)], [(1.0, False)] * 4]
+    monkeypatch.setattr(
+        driver, "make_evaluator", lambda *a, **k: PerturbedOrNot(terms, perturbed, {(2, 0)}, calls)
+    )
+    aided = write(tmp_path / "aided.yaml", {"description": "aided", "assist": {"support": 0.3}})
+    settings = small_settings(task=str(aided), generations=2, stop_when_walking="unperturbed")
+    state = Optimization(settings, tmp_path / "stage", progress=False).run()
+    # generation 1's walker falls without the aid; generation 2's walks and ends the stage
+    # (the two best walkers of a generation are checked together)
+    kinds = ["perturbed", "unperturbed", "perturbed", "unperturbed", "unperturbed"]
+    assert [c[0] for c in calls] == kinds and [c[2] for c in calls[3:]] == [0, 1]
+    assert all(seed is None for _, seed, _ in calls)  # an aid alone draws no perturbations
+    assert state.generation == 2 and state.best_generation == 2
 
 
 def test_stop_when_walking_takes_true_false_or_unperturbed(small_settings, tmp_path):

@@ -17,7 +17,7 @@ from musclewalk.sim.engine import EngineError
 from musclewalk.sim.outputs import run_settings, summary_line
 from musclewalk.sim.parameters import check_parameter_file, load_run_parameters
 from musclewalk.sim.runner import SimulationError, Simulator, simulate
-from musclewalk.sim.scenario import PUSH_DURATION, HeadingPath, Push, Scenario, random_pushes
+from musclewalk.sim.scenario import PUSH_DURATION, Assist, HeadingPath, Push, Scenario, random_pushes
 from musclewalk.sim.terrain import MAX_LENGTH, RampTerrain
 
 REPO = Path(__file__).resolve().parents[2]
@@ -280,9 +280,10 @@ def test_run_settings():
         "seed": 0,
         "terrain_max_slope_deg": None,
         "integrator_accuracy": None,
+        "assist": None,
     }
     settings = run_settings(
-        Scenario(),
+        Scenario(assist=Assist(upright=0.5)),
         Path("run/best.json"),
         heading_deg=20.0,
         turn_rate_deg=12.0,
@@ -298,6 +299,7 @@ def test_run_settings():
         "seed": 3,
         "terrain_max_slope_deg": 5.0,
         "integrator_accuracy": 0.003,
+        "assist": {"upright": 0.5, "support": 0.0},
     }
     json.dumps(settings)
 
