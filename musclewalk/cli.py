@@ -639,8 +639,8 @@ def _add_simulate_command(sub) -> None:
         type=float,
         default=0.0,
         metavar="K",
-        help="a balance aid, as a bootstrap task's assist.upright: a torque holding the trunk's "
-        "pitch and roll upright, K M g L per rad (default 0: none)",
+        help="a balance aid, as a bootstrap task's assist.upright: a torque holding the trunk at "
+        "its base-pose orientation at the target heading, K M g L per rad (default 0: none)",
     )
     s.add_argument(
         "--assist-support",

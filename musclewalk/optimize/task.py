@@ -23,7 +23,8 @@ metre. Format (every key optional; the format is also documented in models/READM
       max_slope: 5              # deg: each 1 m ramp's slope is uniform in [-max_slope, max_slope]
     assist:                     # a balance aid on the trunk (scenario.Assist), beyond the paper:
                                 # for bootstrap stages, taken away stage by stage; absent: none
-      upright: 0.5              # torque toward the base-pose pitch and roll, M g L per rad
+      upright: 0.5              # torque toward the trunk's base-pose orientation at the target
+                                # heading, M g L per rad
       support: 0.2              # constant upward force, a fraction of body weight
 
 Precedence for a new run: a value given explicitly (command line, or an experiment file's speed,
