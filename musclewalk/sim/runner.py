@@ -123,6 +123,7 @@ class Simulator:
         self.control_model = control_model_from_meta(self.meta, control_interval)
         self.bridge = SensorBridge(self.meta, self.engine)
         trunk = self.meta.features.trunk
+        self._trunk = self.engine.body_index[trunk]  # the balance aid's body (Scenario.assist)
         self.rules = TerminationRules(self.meta, self.engine.body_index, trunk, terrain)
         self.control_interval = control_interval
 
@@ -204,7 +205,7 @@ class Simulator:
         c2 = time.perf_counter()
         self.engine.set_excitations(u)
         if scenario.assist:
-            i = self.engine.body_index[self.meta.features.trunk]
+            i = self._trunk
             force, torque = scenario.assist.wrench(
                 raw.body_R[i],
                 raw.body_omega[i],
