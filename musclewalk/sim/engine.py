@@ -248,6 +248,14 @@ class OpenSimEngine:
                 self.limit_forces.append(self.osim.CoordinateLimitForce.safeDownCast(f))
                 self.limit_names.append(f.getName())
 
+    def body_inertia(self, index: int) -> np.ndarray:
+        """A body's (3, 3) inertia tensor about its centre of mass, in its own frame (kg m²)."""
+        inertia = self.bodies[index].getInertia()
+        moments, products = inertia.getMoments(), inertia.getProducts()
+        xx, yy, zz = (moments.get(i) for i in range(3))
+        xy, xz, yz = (products.get(i) for i in range(3))
+        return np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])
+
     def limit_torques(self) -> np.ndarray:
         """Generalized force of each joint limit now, N m (0 inside the limits)."""
         s = self.state

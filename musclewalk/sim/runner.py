@@ -124,6 +124,8 @@ class Simulator:
         self.bridge = SensorBridge(self.meta, self.engine)
         trunk = self.meta.features.trunk
         self._trunk = self.engine.body_index[trunk]  # the balance aid's body (Scenario.assist)
+        self._trunk_inertia = self.engine.body_inertia(self._trunk)
+        self._aid_gains = None
         self.rules = TerminationRules(self.meta, self.engine.body_index, trunk, terrain)
         self.control_interval = control_interval
 
@@ -162,6 +164,11 @@ class Simulator:
         timing = dict.fromkeys(("integrate", "sensors", "controller", "observers", "actuate"), 0.0)
         dt = scenario.control_interval
         n_steps = int(round(scenario.duration / dt))
+        self._aid_gains = None
+        if scenario.assist and scenario.assist.upright > 0:
+            self._aid_gains = scenario.assist.held_gains(
+                self.meta.total_mass, self.meta.leg_length, self._trunk_inertia, dt
+            )
         reason, k = None, 0
         while True:
             self._control_step(controller, sensors, raw, observers, scenario, k * dt, timing)
@@ -212,6 +219,7 @@ class Simulator:
                 scenario.heading_at(t),
                 self.meta.total_mass,
                 self.meta.leg_length,
+                self._aid_gains,
             )
             self.engine.set_push(scenario.push_at(t) + force, torque)
         else:

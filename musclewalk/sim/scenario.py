@@ -51,8 +51,9 @@ class Assist:
     difficulty gradually"; Yin et al. 2008's continuation), for creatures that fall before a
     search from their defaults finds a step. ``upright``: a torque holding the trunk at its
     base-pose orientation turned to the target heading, ``upright`` M g L per rad of the
-    rotation between them, damped by ASSIST_DAMPING_TIME times that per rad/s; ``support``: a
-    constant upward force on the trunk, a fraction of body weight. Zero for both: no aid."""
+    rotation between them, damped by ASSIST_DAMPING_TIME times that per rad/s (capped on a
+    light trunk: held_gains); ``support``: a constant upward force on the trunk, a fraction of
+    body weight. Zero for both: no aid."""
 
     upright: float = 0.0
     support: float = 0.0
@@ -60,12 +61,38 @@ class Assist:
     def __bool__(self) -> bool:
         return self.upright > 0 or self.support > 0
 
+    def held_gains(self, mass: float, leg_length: float, trunk_inertia: np.ndarray, interval: float):
+        """The upright torque's gains per principal axis of the trunk, for a trunk too light for
+        them: (axes (3, 3), body frame, columns; stiffness (3,); damping (3,)), or None when the
+        plain gains are stable. The torque is held over a control interval dt (zero-order hold),
+        and a held spring-damper on an inertia I is stable only for k dt²/I / 2 < c dt/I < 2
+        (its one-interval map); the Human's trunk feature, its pelvis (0.05-0.08 kg m²), has
+        c dt/I = 4-7 at upright 1, and the committed walker's pelvis yaw oscillated every other
+        interval, from 0.03 to 9 degrees within 0.2 s. Capped per axis at c dt/I = 1 (the damping
+        that stops the trunk's own spin in one interval) and k dt²/I = 1; the other creatures'
+        trunks (0.5-2.8 kg m²) are not capped (c dt/I ≤ 0.65)."""
+        stiffness = self.upright * mass * GRAVITY * leg_length
+        damping = ASSIST_DAMPING_TIME * stiffness
+        moments, axes = np.linalg.eigh(np.asarray(trunk_inertia, float))
+        k = np.minimum(stiffness, moments / interval**2)
+        c = np.minimum(damping, moments / interval)
+        if np.all(k == stiffness) and np.all(c == damping):
+            return None
+        return axes, k, c
+
     def wrench(
-        self, trunk_R: np.ndarray, trunk_omega: np.ndarray, heading: float, mass: float, leg_length: float
+        self,
+        trunk_R: np.ndarray,
+        trunk_omega: np.ndarray,
+        heading: float,
+        mass: float,
+        leg_length: float,
+        held_gains=None,
     ):
         """(force, torque), world frame, on the trunk whose rotation body -> world is
         ``trunk_R`` (3, 3) and angular velocity ``trunk_omega`` (3,), for a target ``heading``
-        (rad, yaw about world Y, as rotations.heading_of measures it)."""
+        (rad, yaw about world Y, as rotations.heading_of measures it); ``held_gains``: what
+        ``held_gains`` returned for this trunk (None: the plain gains)."""
         weight = mass * GRAVITY
         force = np.array([0.0, self.support * weight, 0.0])
         if self.upright <= 0:
@@ -77,6 +104,11 @@ class Assist:
         angle = math.acos(max(-1.0, min(1.0, (np.trace(error) - 1.0) / 2.0)))
         sin = math.sin(angle)
         rotation = v * (angle / (2.0 * sin)) if sin > 1e-9 else 0.5 * v  # axis x angle
+        if held_gains is not None:
+            axes, k, c = held_gains
+            world_axes = trunk_R @ axes
+            omega = np.asarray(trunk_omega, float)
+            return force, world_axes @ (k * (rotation @ world_axes) - c * (omega @ world_axes))
         stiffness = self.upright * weight * leg_length
         torque = stiffness * (rotation - ASSIST_DAMPING_TIME * np.asarray(trunk_omega, float))
         return force, torque
