@@ -572,3 +572,40 @@ def test_leg_clearance_runs_on_a_simulation_folder(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert "the legs' closest pass per swing (rule: 4 cm)" in r.stdout
     assert out.read_text().strip() == r.stdout.strip()
+
+
+def _history(folder: Path, bests, survived, duration=5.0, wall=360.0) -> None:
+    """A history.csv as the optimizer writes it (the columns run_status reads) and settings.json."""
+    import json
+
+    folder.mkdir(parents=True)
+    rows = ["generation,evaluations,best,generation_best,wall_time,best_simulated_time"]
+    for g, best in enumerate(bests, 1):
+        rows.append(f"{g},{20 * g},{best},{best},{wall * g},{survived}")
+    (folder / "history.csv").write_text("\n".join(rows) + "\n")
+    (folder / "settings.json").write_text(json.dumps({"duration": duration}))
+
+
+def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
+    import os
+    import time
+
+    run = tmp_path / "Creature-walk-1.0-aid"
+    _history(run / "stages" / "aid_1", [90.0, 50.0, 50.0, 50.0], 5)
+    time.sleep(0.01)
+    _history(run / "stages" / "aid_0.5", [70.0, 60.0], 2.5)
+    (run / "stages" / "aid_0.5" / ".musclewalk.lock").write_text(str(os.getpid()))
+    plain = tmp_path / "Creature-walk-1.0"
+    _history(plain, [10.0], 10, duration=10, wall=7200)
+    (plain / ".musclewalk.lock").write_text("999999999")  # a holder that is gone
+    out = tmp_path / "status.md"
+    r = run_script("run_status.py", run, plain, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = out.read_text().splitlines()[2:]
+    assert rows == [
+        "| Creature-walk-1.0-aid | aid_1 | 4 | 50.00 (2) | 2 | 5 of 5 | 0.40 |  |",
+        "| Creature-walk-1.0-aid | aid_0.5 | 2 | 60.00 (2) | 0 | 2.5 of 5 | 0.20 | running |",
+        "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 | 2.00 |  |",
+    ]
+    r = run_script("run_status.py", tmp_path)
+    assert r.returncode == 2 and "no history.csv" in r.stderr

@@ -1,0 +1,133 @@
+"""Where long optimizations stand: one row per run folder and stage, read from the files the
+optimizer writes every generation (history.csv, settings.json, the run lock), without simulating.
+For the runs that go on across sessions (README "Compute is the scarce resource": resumed until
+done), to see at a glance which stage each is in, how long its best has stood, and which are
+running now.
+
+    python3.11 analysis/run_status.py [RUN ...] [--out FILE.md]
+
+RUN: an optimization run folder (default: every folder under models/optimized/in-progress). A
+run with continuation stages gets a row per stage (stages/<name>/, in the order they started).
+Columns: generations run, the best objective and the generation that found it, the generations
+since then, how long the best candidate stayed up of its t_max, the wall time of the stage, and
+"running" when an optimizer holds the run's lock (its process alive).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_folders import emit  # noqa: E402
+
+LOCK = ".musclewalk.lock"  # musclewalk.optimize.driver.LOCK
+
+
+def stage_folders(run: Path) -> list[Path]:
+    """The folders of ``run`` that hold a history.csv, in the order they started: its stages
+    (stages/<name>/, by their settings.json, written when a stage starts), then the run folder
+    itself (a run without stages, or an experiment's last stage, which runs there)."""
+
+    def started(p: Path):
+        settings = p / "settings.json"
+        return (settings.stat().st_mtime if settings.is_file() else 0.0, p.name)
+
+    stages = sorted((p for p in (run / "stages").glob("*") if (p / "history.csv").is_file()), key=started)
+    if (run / "history.csv").is_file():
+        stages.append(run)
+    return stages
+
+
+def running(folder: Path) -> bool:
+    """An optimizer holds the lock: the lock file is there and the pid it names is alive."""
+    for lock in (folder / LOCK, folder.parent.parent / LOCK if folder.parent.name == "stages" else None):
+        if lock is None or not lock.is_file():
+            continue
+        try:
+            pid = int(lock.read_text().strip() or "0")
+        except (OSError, ValueError):
+            continue
+        if pid > 0:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                continue
+            except PermissionError:
+                return True
+            return True
+    return False
+
+
+def stage_status(folder: Path) -> dict | None:
+    """One stage's row, or None when its history has no generation yet."""
+    with (folder / "history.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        return None
+    last = rows[-1]
+    best = float(last["best"])
+    found = next(int(r["generation"]) for r in rows if float(r["best"]) == best)
+    duration = None
+    if (folder / "settings.json").is_file():
+        duration = json.loads((folder / "settings.json").read_text()).get("duration")
+    survived = last.get("best_simulated_time")
+    return {
+        "generations": int(last["generation"]),
+        "best": best,
+        "found": found,
+        "since": int(last["generation"]) - found,
+        "survived": float(survived) if survived not in (None, "") else None,
+        "duration": duration,
+        "wall_h": float(last["wall_time"]) / 3600.0,
+        "running": running(folder),
+    }
+
+
+def status_table(runs: list[Path]) -> str:
+    lines = [
+        "| run | stage | generations | best (at generation) | unchanged for | best stays up, s | wall, h "
+        "| now |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for run in runs:
+        folders = stage_folders(run)
+        for folder in folders:
+            s = stage_status(folder)
+            if s is None:
+                continue
+            stage = folder.name if folder != run else ("last (the run folder)" if len(folders) > 1 else "—")
+            up = "—" if s["survived"] is None else f"{s['survived']:g}"
+            if s["duration"] is not None and s["survived"] is not None:
+                up += f" of {s['duration']:g}"
+            lines.append(
+                f"| {run.name} | {stage} | {s['generations']} | {s['best']:.2f} ({s['found']}) | "
+                f"{s['since']} | {up} | {s['wall_h']:.2f} | {'running' if s['running'] else ''} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "runs", type=Path, nargs="*", help="run folders (default: models/optimized/in-progress/*)"
+    )
+    ap.add_argument("--out", type=Path, help="also write the table to this Markdown file")
+    args = ap.parse_args(argv)
+    runs = args.runs or sorted(p for p in (REPO / "models/optimized/in-progress").iterdir() if p.is_dir())
+    for run in runs:
+        if not run.is_dir():
+            ap.error(f"{run}: not a folder")
+        if not stage_folders(run):
+            ap.error(f"{run}: no history.csv (not an optimization run folder)")
+    emit(status_table(runs), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
