@@ -125,7 +125,6 @@ class Simulator:
         trunk = self.meta.features.trunk
         self._trunk = self.engine.body_index[trunk]  # the balance aid's body (Scenario.assist)
         self._trunk_inertia = self.engine.body_inertia(self._trunk)
-        self._aid_gains = None
         self.rules = TerminationRules(self.meta, self.engine.body_index, trunk, terrain)
         self.control_interval = control_interval
 
@@ -164,14 +163,14 @@ class Simulator:
         timing = dict.fromkeys(("integrate", "sensors", "controller", "observers", "actuate"), 0.0)
         dt = scenario.control_interval
         n_steps = int(round(scenario.duration / dt))
-        self._aid_gains = None
+        aid_gains = None
         if scenario.assist and scenario.assist.upright > 0:
-            self._aid_gains = scenario.assist.held_gains(
+            aid_gains = scenario.assist.held_gains(
                 self.meta.total_mass, self.meta.leg_length, self._trunk_inertia, dt
             )
         reason, k = None, 0
         while True:
-            self._control_step(controller, sensors, raw, observers, scenario, k * dt, timing)
+            self._control_step(controller, sensors, raw, observers, scenario, k * dt, timing, aid_gains)
             if k >= n_steps:
                 break
             raw, reason = self._advance((k + 1) * dt, raw, timing)
@@ -201,7 +200,7 @@ class Simulator:
             recording=recorder.recording if recorder else None,
         )
 
-    def _control_step(self, controller, sensors, raw, observers, scenario, t, timing) -> None:
+    def _control_step(self, controller, sensors, raw, observers, scenario, t, timing, aid_gains=None) -> None:
         """Excitations from the controller, the observers' look at the state, then the new
         controls (excitations, push, the terrain planes under the feet) set on the engine."""
         c0 = time.perf_counter()
@@ -219,7 +218,7 @@ class Simulator:
                 scenario.heading_at(t),
                 self.meta.total_mass,
                 self.meta.leg_length,
-                self._aid_gains,
+                aid_gains,
             )
             self.engine.set_push(scenario.push_at(t) + force, torque)
         else:
