@@ -98,6 +98,8 @@ def _cmd_simulate(args):
     from .sim.scenario import Assist, Scenario
 
     # every option first, then the output folder and the model: nothing fails after simulating
+    if args.speed is None:
+        args.speed = _speed_of_params(args.params)
     pushes = _simulate_options(args)
     assist = Assist(args.assist_upright, args.assist_support)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
@@ -144,6 +146,18 @@ def _cmd_simulate(args):
         ),
     )
     print(summary_line(meta.creature, result.summary(scenario), args.out))
+
+
+def _speed_of_params(params) -> float:
+    """simulate without --speed: the target speed the --params file was optimized for."""
+    from .sim.parameters import parameter_file_speed
+
+    if not params:
+        raise UsageError("--speed: required without --params (the template defaults have no target speed)")
+    speed = parameter_file_speed(params)
+    if speed is None:
+        raise UsageError(f"--speed: required ({params} has no target speed, key 'speed')")
+    return speed
 
 
 def _simulate_options(args) -> list:
@@ -599,7 +613,11 @@ def _add_simulate_command(sub) -> None:
         action="store_true",
         help="parameters missing from --params take their defaults (default: refuse)",
     )
-    s.add_argument("--speed", type=float, required=True, help="target forward speed, m/s")
+    s.add_argument(
+        "--speed",
+        type=float,
+        help="target forward speed, m/s (default: the --params file's, as an optimizer's best.json has it)",
+    )
     s.add_argument("--duration", type=float, required=True, help="simulated time, s")
     s.add_argument(
         "--out",

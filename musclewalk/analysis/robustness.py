@@ -103,7 +103,7 @@ class Walker:
         """Checked like `musclewalk simulate --params`: the model against its metadata, best.json
         against the model (every parameter present). ProtocolError / ValueError naming the file."""
         from ..io_checks import check_model
-        from ..sim.parameters import load_run_parameters
+        from ..sim.parameters import load_run_parameters, parameter_file_speed
 
         run_dir = Path(run_dir)
         if not run_dir.is_dir():
@@ -120,12 +120,7 @@ class Walker:
                 )
         meta = check_model(model)
         params = load_run_parameters(best, meta, model, control_interval or CONTROL_INTERVAL)
-        try:
-            speed = json.loads(best.read_text()).get("speed")
-        except (json.JSONDecodeError, AttributeError):  # load_run_parameters read it already
-            speed = None
-        ok = isinstance(speed, (int, float)) and not isinstance(speed, bool) and math.isfinite(speed)
-        return cls(run_dir, model, best, meta, params, float(speed) if ok and speed > 0 else None)
+        return cls(run_dir, model, best, meta, params, parameter_file_speed(best))
 
 
 # ------------------------------------------------------------------------------ the protocol

@@ -5,6 +5,7 @@ parameters by name. Accepted layouts: ``{"controller": {...}, "initial_state": {
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Mapping
 
@@ -61,6 +62,23 @@ def read_parameter_sections(path) -> tuple[str | None, dict]:
         if not isinstance(vals, dict):
             raise ParameterError(f"{path}: {prefix}model.{kind}: expected an object")
     return creature, sections
+
+
+def parameter_file_speed(path) -> float | None:
+    """The target speed (m/s) a parameter file says it was made for: an optimizer's best.json
+    has it at its top level (``speed``). None when the file gives none or no positive number;
+    ParameterError naming the file when it cannot be read."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: parameter file not found") from None
+    except json.JSONDecodeError as exc:
+        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+    speed = data.get("speed") if isinstance(data, dict) else None
+    if isinstance(speed, bool) or not isinstance(speed, (int, float)):
+        return None
+    return float(speed) if math.isfinite(speed) and speed > 0 else None
 
 
 def load_parameter_file(path) -> dict[str, float]:

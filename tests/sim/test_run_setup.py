@@ -15,7 +15,7 @@ from musclewalk.model.meta import load_meta
 from musclewalk.sim import runner
 from musclewalk.sim.engine import EngineError
 from musclewalk.sim.outputs import run_settings, summary_line
-from musclewalk.sim.parameters import check_parameter_file, load_run_parameters
+from musclewalk.sim.parameters import check_parameter_file, load_run_parameters, parameter_file_speed
 from musclewalk.sim.runner import SimulationError, Simulator, simulate
 from musclewalk.sim.scenario import PUSH_DURATION, Assist, HeadingPath, Push, Scenario, random_pushes
 from musclewalk.sim.terrain import MAX_LENGTH, RampTerrain
@@ -266,6 +266,68 @@ def test_cli_opensim_failure_is_one_line(built_models, tmp_path, monkeypatch, on
         "while simulating: SimTK Exception thrown at State.cpp"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "content, speed",
+    [
+        ({"creature": "HumanLegs", "speed": 1.3, "parameters": {}}, 1.3),
+        ({"speed": 2}, 2.0),
+        ({"parameters": {}}, None),  # a hand-written parameter file: no target speed
+        ({"speed": True}, None),
+        ({"speed": -1.0}, None),
+        ({"speed": "fast"}, None),
+        ([1, 2], None),
+    ],
+)
+def test_parameter_file_speed(tmp_path, content, speed):
+    path = tmp_path / "best.json"
+    path.write_text(json.dumps(content))
+    assert parameter_file_speed(path) == speed
+
+
+def test_parameter_file_speed_names_the_file(tmp_path):
+    with pytest.raises(ParameterError, match="missing.json: parameter file not found"):
+        parameter_file_speed(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    with pytest.raises(ParameterError, match="bad.json: not valid JSON"):
+        parameter_file_speed(bad)
+
+
+def test_cli_simulate_takes_the_speed_of_its_params(tmp_path, monkeypatch):
+    """Without --speed, simulate runs at the target speed the best.json was optimized for."""
+    seen = []
+
+    def record(model, scenario, *args, **kwargs):
+        seen.append(scenario.speed)
+        raise KeyboardInterrupt  # stop before anything is written
+
+    monkeypatch.setattr(runner, "simulate", record)
+    best = COMMITTED / "best.json"
+    args = ["simulate", str(COMMITTED / "optimized.osim"), "--params", str(best), "--duration", "0.01"]
+    main([*args, "--out", str(tmp_path / "a")])
+    main([*args, "--speed", "1.1", "--out", str(tmp_path / "b")])
+    assert seen == [json.loads(best.read_text())["speed"], 1.1]
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_cli_simulate_without_a_speed_is_one_line(built_models, tmp_path, one_error):
+    model = str(built_models["HumanLegs"])
+    line = one_error(main(["simulate", model, "--duration", "0.01", "--out", str(tmp_path / "a")]))
+    assert line == (
+        "musclewalk simulate: error: --speed: required without --params (the template defaults have "
+        "no target speed)"
+    )
+    params = tmp_path / "hand.json"
+    params.write_text(json.dumps({"parameters": {}}))
+    line = one_error(
+        main(["simulate", model, "--params", str(params), "--duration", "0.01", "--out", str(tmp_path / "a")])
+    )
+    assert line == (
+        f"musclewalk simulate: error: --speed: required ({params} has no target speed, key 'speed')"
+    )
+    assert not (tmp_path / "a").exists()
 
 
 # ---------------------------------------------------------------------------- the summary
