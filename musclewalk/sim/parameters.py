@@ -29,17 +29,21 @@ def split_parameters(values: Mapping[str, float], control_model, source: str = "
     return controller, initial
 
 
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ParameterError(f"{path}: parameter file not found") from None
+    except json.JSONDecodeError as exc:
+        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+
+
 def read_parameter_sections(path) -> tuple[str | None, dict]:
     """(creature or None, {"controller", "initial_state", "model"}) of a parameter file in any
     accepted layout; a flat file's names all land in "controller". Structural errors raise
     ParameterError naming the file and key."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: parameter file not found") from None
-    except json.JSONDecodeError as exc:
-        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+    data = _read_json(path)
     if not isinstance(data, dict):
         raise ParameterError(f"{path}: expected a JSON object")
     creature = data.get("creature") if isinstance(data.get("creature"), str) else None
@@ -68,13 +72,7 @@ def parameter_file_speed(path) -> float | None:
     """The target speed (m/s) a parameter file says it was made for: an optimizer's best.json
     has it at its top level (``speed``). None when the file gives none or no positive number;
     ParameterError naming the file when it cannot be read."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: parameter file not found") from None
-    except json.JSONDecodeError as exc:
-        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
+    data = _read_json(Path(path))
     speed = data.get("speed") if isinstance(data, dict) else None
     if isinstance(speed, bool) or not isinstance(speed, (int, float)):
         return None
