@@ -101,7 +101,7 @@ def _cmd_simulate(args):
     if args.speed is None:
         args.speed = _speed_of_params(args.params)
     pushes = _simulate_options(args)
-    assist = Assist(args.assist_upright, args.assist_support)
+    assist = Assist(args.assist_upright, args.assist_support, hold_heading=not args.assist_free_heading)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
     meta = check_model(args.model)
     params = load_run_parameters(
@@ -191,6 +191,8 @@ def _simulate_options(args) -> list:
         "a fraction of body weight in [0, 0.9]",
         lambda v: 0 <= v <= 0.9,
     )
+    if args.assist_free_heading and not args.assist_upright > 0:
+        raise UsageError("--assist-free-heading: only with an upright torque (--assist-upright K > 0)")
     if args.random_pushes < 0:
         raise UsageError(f"--random-pushes: expected a count >= 0, got {args.random_pushes}")
     if args.seed < 0:
@@ -667,6 +669,12 @@ def _add_simulate_command(sub) -> None:
         metavar="F",
         help="a balance aid, as a bootstrap task's assist.support: an upward force on the trunk, "
         "F x body weight (default 0: none)",
+    )
+    s.add_argument(
+        "--assist-free-heading",
+        action="store_true",
+        help="the upright torque leaves the trunk's yaw free, as a bootstrap task's "
+        "assist.hold_heading: false",
     )
     s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
     s.add_argument(

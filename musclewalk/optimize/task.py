@@ -26,6 +26,7 @@ metre. Format (every key optional; the format is also documented in models/READM
       upright: 0.5              # torque toward the trunk's base-pose orientation at the target
                                 # heading, M g L per rad
       support: 0.2              # constant upward force, a fraction of body weight
+      hold_heading: true        # false: the upright torque leaves the yaw free (default true)
 
 Precedence for a new run: a value given explicitly (command line, or an experiment file's speed,
 stage duration and objective) wins over the task's, and the task's over the optimizer's defaults.
@@ -170,7 +171,7 @@ class Task:
             "heading": asdict(self.heading),
             "pushes": asdict(self.pushes) if self.pushes else None,
             "terrain": asdict(self.terrain) if self.terrain else None,
-            "assist": asdict(self.assist) if self.assist else None,
+            "assist": self.assist.as_dict() if self.assist else None,
         }
 
     def summary(self) -> str:
@@ -452,13 +453,17 @@ def _terrain(read: _Reader) -> Terrain | None:
 
 
 def _assist(read: _Reader) -> Assist | None:
-    raw = read.section("assist", ("upright", "support"))
+    raw = read.section("assist", ("upright", "support", "hold_heading"))
     if raw is None:
         return None
+    hold_heading = raw.get("hold_heading", True)
+    if not isinstance(hold_heading, bool):
+        raise read.err("assist.hold_heading", f"expected true or false, got {hold_heading!r}")
     assist = Assist(
         upright=read.number("assist.upright", raw.get("upright", 0.0), strict=False, unit=" (M g L per rad)"),
         support=read.number(
             "assist.support", raw.get("support", 0.0), strict=False, high=0.9, unit=" (of body weight)"
         ),
+        hold_heading=hold_heading,
     )
     return assist if assist else None

@@ -107,7 +107,7 @@ def run_settings(
         "seed": seed,
         "terrain_max_slope_deg": terrain_slope_deg,
         "integrator_accuracy": integrator_accuracy,
-        "assist": scenario.assist.__dict__ if scenario.assist else None,
+        "assist": scenario.assist.as_dict() if scenario.assist else None,
     }
 
 

@@ -107,6 +107,7 @@ BAD = [
     ({"assist": {"support": 0.95}}, "assist.support"),
     ({"assist": {"support": "half"}}, "assist.support"),
     ({"assist": {"upright": 1, "lift": 1}}, "assist.lift"),
+    ({"assist": {"upright": 1, "hold_heading": "no"}}, "assist.hold_heading"),
 ]
 
 
@@ -288,6 +289,16 @@ def test_a_balance_aid_is_data_that_a_stage_takes_away(tmp_path):
     assert (Task.load(half).assist.upright, Task.load(half).assist.support) == (1.0, 0.25)
     none = write(tmp_path / "none.yaml", {"description": "none", "assist": {"upright": 0, "support": 0}})
     assert Task.load(none).assist is None and not Task.load(none).eased_or_perturbed
+    # the heading left free: stored, read back, and on the scenario; taken over by an extension
+    free = write(
+        tmp_path / "free.yaml",
+        {"description": "free", "extends": "aided.yaml", "assist": {"hold_heading": False}},
+    )
+    task = Task.load(free)
+    assert (task.assist.upright, task.assist.support, task.assist.hold_heading) == (1.0, 0.5, False)
+    assert task.scenario(1.2, 10.0, seed=3)[0].assist.hold_heading is False
+    assert Task.from_dict(task.as_dict(), "free").assist == task.assist
+    assert "hold_heading" not in Task.load(aided).as_dict()["assist"]
     # checkpoints written before the aid existed have no "assist" key
     old = {k: v for k, v in Task.load("walk").as_dict().items() if k != "assist"}
     assert Task.from_dict(old, "walk").assist is None

@@ -45,6 +45,26 @@ def test_the_aid_turns_the_trunk_back_toward_upright_at_the_target_heading():
     assert not Assist() and Assist(support=0.1) and Assist(upright=0.1)
 
 
+def test_an_aid_that_leaves_the_heading_free_has_no_yaw_torque():
+    """hold_heading False: the same torque about the horizontal axes, none about the vertical,
+    on the plain gains and on the capped ones of a light trunk alike."""
+    held, free = Assist(upright=1.0), Assist(upright=1.0, hold_heading=False)
+    R = Rotation.from_rotvec([0.2, -0.6, 0.3]).as_matrix()
+    omega = np.array([1.0, -2.0, 0.5])
+    for gains in (None, held.held_gains(M, L, np.diag([0.084, 0.084, 0.049]), 0.005)):
+        _, full = held.wrench(R, omega, 0.4, M, L, held_gains=gains)
+        force, torque = free.wrench(R, omega, 0.4, M, L, held_gains=gains)
+        assert abs(full[1]) > 10.0 and torque[1] == 0.0
+        np.testing.assert_array_equal(torque[[0, 2]], full[[0, 2]])
+    # a pure turn away from the heading: nothing holds it
+    _, torque = free.wrench(Rotation.from_rotvec([0.0, 0.5, 0.0]).as_matrix(), np.zeros(3), 0.0, M, L)
+    np.testing.assert_allclose(torque, 0.0, atol=1e-9)
+    assert "heading left free" in free.describe() and "free" not in held.describe()
+    # stored aids read the same as before the option existed
+    assert held.as_dict() == {"upright": 1.0, "support": 0.0}
+    assert free.as_dict() == {"upright": 1.0, "support": 0.0, "hold_heading": False}
+
+
 def _held_map_radius(k, c, inertia, dt):
     """Spectral radius of one control interval of a spring-damper torque held constant over dt on
     an inertia (exact integration of the held torque): below 1 the held aid is stable."""
@@ -127,4 +147,15 @@ def test_simulate_takes_the_aid_and_records_it(built_models, tmp_path, capsys):
     assert main([*args, "--out", str(bad), "--assist-support", "1.5"]) == 2
     err = capsys.readouterr().err
     assert "--assist-support: expected a fraction of body weight in [0, 0.9], got 1.5" in err
+    assert not bad.exists()
+    free = tmp_path / "free"
+    assert main([*args, "--out", str(free), "--assist-upright", "0.5", "--assist-free-heading"]) == 0
+    assert json.loads((free / "summary.json").read_text())["assist"] == {
+        "upright": 0.5,
+        "support": 0.0,
+        "hold_heading": False,
+    }
+    capsys.readouterr()
+    assert main([*args, "--out", str(bad), "--assist-support", "0.2", "--assist-free-heading"]) == 2
+    assert "--assist-free-heading: only with an upright torque" in capsys.readouterr().err
     assert not bad.exists()
