@@ -280,6 +280,36 @@ def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
     assert bad.returncode == 2 and "no controller value matches 'nothing.*'" in bad.stderr
 
 
+def test_aid_dependence_walks_a_stage_under_its_aid_without_its_yaw_hold_half_and_none(tmp_path):
+    """analysis/aid_dependence.py: one row per aid (its own, the heading free, half, none), the
+    stage's aid read from its settings.json; a folder without one is one error naming it."""
+    import json
+    import shutil
+
+    committed = REPO / "models/optimized/HumanLegs-walk-1.3"
+    stage = tmp_path / "aid_0.5"
+    stage.mkdir()
+    for name in ("best.json", "optimized.osim", "optimized.meta.json"):
+        shutil.copy(committed / name, stage / name)
+    bare = run_script("aid_dependence.py", stage, "--duration", 0.1)
+    assert bare.returncode == 2 and "settings.json: not found" in bare.stderr
+    task = {"assist": {"upright": 0.5, "support": 0.2}}
+    (stage / "settings.json").write_text(json.dumps({"speed": 1.3, "task_definition": task}))
+    out = tmp_path / "aid.md"
+    r = run_script("aid_dependence.py", stage, "--duration", 0.1, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = out.read_text()
+    assert "upright torque 0.5 M g L per rad, support 0.2 of body weight" in text and "kq " in text
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith("| ")][1:]
+    assert [(row[0], row[1], row[2]) for row in rows] == [
+        ("| its aid", "0.5", "0.2"),
+        ("| its aid, heading free", "0.5 (no yaw)", "0.2"),
+        ("| half its aid", "0.25", "0.1"),
+        ("| no aid", "", ""),
+    ]
+    assert all(float(row[3]) == pytest.approx(0.1) for row in rows)  # the committed walker stays up
+
+
 def test_touchdown_reports_each_sphere_at_the_strikes_after_2_s():
     """analysis/touchdown.py: per side a row per contact sphere of that foot, with the number of
     strikes after 2 s, the sphere that lands first, velocities and the raw vGRF peak; and per side the

@@ -1,0 +1,96 @@
+"""What an aided walker owes its balance aid: each run folder of a balance-aid stage (a task with an
+``assist`` section: config/experiments/tasks/aid-*.yaml) re-simulated straight on flat ground at
+the stage's speed under its own aid, the same aid with the heading left free
+(``hold_heading: false``), half of it, and none, with the stance trunk gains of eq. 21 that the
+aid can stand in for.
+
+    python3.11 analysis/aid_dependence.py STAGE_DIR [STAGE_DIR ...] [--duration 5] [--out FILE.md]
+
+Why: the aidsteps runs found 5 s walkers at every step of their aid down to 0.03-0.18 of it, and
+each fell within about 1 s without it; re-simulated under its own aid with the heading free each
+fell about as soon, and the HumanLegs runs had let the trunk gains wither to 0.01-0.09 (the
+defaults: kq 2.0, kw 0.5). A stage whose best keeps walking without the yaw hold and with half
+its aid is ready for the next step; one that needs all of it is a gait the aid holds up.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from run_folders import runs_parser, tables_of_runs
+
+import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
+from musclewalk.sim.runner import Simulator
+from musclewalk.sim.scenario import Assist, Scenario
+
+
+def stage_aid(run: Path) -> tuple[Assist, float]:
+    """(the aid of the stage's task, its speed) from the stage's settings.json; no aid: Assist()."""
+    stored = json.loads((run / "settings.json").read_text())
+    raw = (stored.get("task_definition") or {}).get("assist") or {}
+    aid = Assist(
+        upright=float(raw.get("upright", 0.0)),
+        support=float(raw.get("support", 0.0)),
+        hold_heading=bool(raw.get("hold_heading", True)),
+    )
+    return aid, float(stored["speed"])
+
+
+def variants(aid: Assist) -> list[tuple[str, Assist | None]]:
+    """The aids to walk under: its own, the heading free (when it holds it), half, none."""
+    out = [("its aid", aid if aid else None)]
+    if aid.upright > 0 and aid.hold_heading:
+        out.append(("its aid, heading free", replace(aid, hold_heading=False)))
+    if aid:
+        out.append(("half its aid", replace(aid, upright=aid.upright / 2, support=aid.support / 2)))
+        out.append(("no aid", None))
+    return out
+
+
+def table(run: Path, duration: float) -> str:
+    aid, speed = stage_aid(run)
+    best = json.loads((run / "best.json").read_text())
+    params = best["parameters"]
+    controller = params["controller"]
+    sim = Simulator(run / "optimized.osim")
+    lines = [
+        f"{run}: {aid.describe() if aid else 'no aid'}; {speed:g} m/s, {duration:g} s straight; "
+        f"stance trunk gains kq {controller['gain.trunk.kq']:.2f}, kw {controller['gain.trunk.kw']:.2f}, "
+        f"theta0 {controller['trunk.theta0']:.2f} rad",
+        "",
+        "| aid | upright, M g L per rad | support, body weight | stays up, s | ended by | distance, m "
+        "| speed, m/s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    values = {**controller, **params["initial_state"]}
+    for name, assist in variants(aid):
+        scenario = Scenario(speed=speed, duration=duration, assist=assist)
+        result = sim.run(scenario, values)
+        summary = result.summary(scenario)
+        upright = ""
+        if assist is not None:
+            upright = f"{assist.upright:g}" + ("" if assist.hold_heading else " (no yaw)")
+        support = "" if assist is None else f"{assist.support:g}"
+        lines.append(
+            f"| {name} | {upright} | {support} | {result.simulated_time:.2f} | "
+            f"{result.reason or 'walked'} | {summary['distance']:.2f} | {summary['mean_forward_speed']:.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = runs_parser(__doc__.splitlines()[0], "stage folders of balance-aid runs")
+    ap.add_argument("--duration", type=float, default=5.0, help="s (default 5, the aid stages' t_max)")
+    args = ap.parse_args(argv)
+    if args.duration <= 0:
+        ap.error("--duration: expected > 0")
+    for run in args.runs:
+        if not (run / "settings.json").is_file():
+            ap.error(f"{run / 'settings.json'}: not found (an optimization stage keeps its task there)")
+    return tables_of_runs(ap, args, lambda run, work: table(run, args.duration), "aid_dependence_")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
