@@ -113,12 +113,12 @@ class Assist:
             world_axes = trunk_R @ axes
             omega = np.asarray(trunk_omega, float)
             torque = world_axes @ (k * (rotation @ world_axes) - c * (omega @ world_axes))
-            return force, self._heading_part(torque)
+            return force, self._as_applied(torque)
         stiffness = self.upright * weight * leg_length
         torque = stiffness * (rotation - ASSIST_DAMPING_TIME * np.asarray(trunk_omega, float))
-        return force, self._heading_part(torque)
+        return force, self._as_applied(torque)
 
-    def _heading_part(self, torque: np.ndarray) -> np.ndarray:
+    def _as_applied(self, torque: np.ndarray) -> np.ndarray:
         """The torque as applied: without its vertical (yaw) component unless the aid holds the
         heading."""
         if self.hold_heading:
