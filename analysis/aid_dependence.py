@@ -22,20 +22,17 @@ from pathlib import Path
 from run_folders import runs_parser, tables_of_runs
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
+from musclewalk.optimize.task import Task
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Assist, Scenario
 
 
 def stage_aid(run: Path) -> tuple[Assist, float]:
     """(the aid of the stage's task, its speed) from the stage's settings.json; no aid: Assist()."""
-    stored = json.loads((run / "settings.json").read_text())
-    raw = (stored.get("task_definition") or {}).get("assist") or {}
-    aid = Assist(
-        upright=float(raw.get("upright", 0.0)),
-        support=float(raw.get("support", 0.0)),
-        hold_heading=bool(raw.get("hold_heading", True)),
-    )
-    return aid, float(stored["speed"])
+    settings = run / "settings.json"
+    stored = json.loads(settings.read_text())
+    task = Task.from_dict(stored.get("task_definition"), name=str(stored.get("task")), source=str(settings))
+    return task.assist or Assist(), float(stored["speed"])
 
 
 def variants(aid: Assist) -> list[tuple[str, Assist | None]]:
