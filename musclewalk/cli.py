@@ -119,6 +119,7 @@ def _cmd_simulate(args):
         control_interval=args.control_interval,
         terminate=not args.no_terminate,
         assist=assist if assist else None,
+        max_heading_error_deg=args.max_heading_error,
     )
     terrain = _terrain(args)
     sim, result = simulate(
@@ -193,6 +194,9 @@ def _simulate_options(args) -> list:
     )
     if args.assist_free_heading and not args.assist_upright > 0:
         raise UsageError("--assist-free-heading: only with an upright torque (--assist-upright K > 0)")
+    _number(
+        "--max-heading-error", args.max_heading_error, "an angle in (0, 180] (deg)", lambda v: 0 < v <= 180
+    )
     if args.random_pushes < 0:
         raise UsageError(f"--random-pushes: expected a count >= 0, got {args.random_pushes}")
     if args.seed < 0:
@@ -677,6 +681,13 @@ def _add_simulate_command(sub) -> None:
         "assist.hold_heading: false",
     )
     s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
+    s.add_argument(
+        "--max-heading-error",
+        type=float,
+        default=45.0,
+        metavar="DEG",
+        help="the heading rule's limit (default 45, the paper's), as a task's termination.max_heading_error",
+    )
     s.add_argument(
         "--accuracy",
         type=float,

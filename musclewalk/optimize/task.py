@@ -27,6 +27,11 @@ metre. Format (every key optional; the format is also documented in models/READM
                                 # heading, M g L per rad
       support: 0.2              # constant upward force, a fraction of body weight
       hold_heading: true        # false: the upright torque leaves the yaw free (default true)
+    termination:                # the paper's early-termination rules (§5), tightened; absent: as
+                                # the paper has them
+      max_heading_error: 20     # deg: the trunk heading's largest error before the run ends
+                                # (default 45, the paper's); for aid stages that leave the heading
+                                # to the walker, so that the aid cannot carry a gait that yaws
 
 Precedence for a new run: a value given explicitly (command line, or an experiment file's speed,
 stage duration and objective) wins over the task's, and the task's over the optimizer's defaults.
@@ -52,6 +57,7 @@ from ..io_checks import read_yaml
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.template import models_dir
 from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario
+from ..sim.termination import MAX_HEADING_ERROR
 from ..sim.terrain import MAX_LENGTH, RampTerrain
 
 DEFAULT_TASK = "walk"
@@ -67,12 +73,14 @@ TOP_KEYS = (
     "pushes",
     "terrain",
     "assist",
+    "termination",
     "extends",
 )
 # the perturbation sections: the independent random streams of one perturbation seed (SeedSequence
 # spawn keys), each merged key by key over an extended task's
 STREAMS = ("heading", "pushes", "terrain")
-MERGED_SECTIONS = (*STREAMS, "assist")
+MERGED_SECTIONS = (*STREAMS, "assist", "termination")
+PAPER_MAX_HEADING_ERROR = round(math.degrees(MAX_HEADING_ERROR), 9)  # deg, the paper's heading rule
 
 
 def valid_stop_when_walking(value) -> bool:
@@ -148,6 +156,7 @@ class Task:
     pushes: Pushes | None = None
     terrain: Terrain | None = None
     assist: Assist | None = None
+    max_heading_error: float = PAPER_MAX_HEADING_ERROR  # deg (termination.max_heading_error)
     source: str = ""  # the file (or checkpoint) it was read from
 
     @property
@@ -162,8 +171,10 @@ class Task:
         return self.randomized or self.assist is not None
 
     def as_dict(self) -> dict:
-        """Plain data, as a checkpoint keeps it (Task.from_dict reads it back)."""
-        return {
+        """Plain data, as a checkpoint keeps it (Task.from_dict reads it back); the termination
+        section only when it differs from the paper's (the checkpoints of runs before it stay
+        equal to their files)."""
+        data = {
             "description": self.description,
             "speed": self.speed,
             "duration": self.duration,
@@ -173,6 +184,9 @@ class Task:
             "terrain": asdict(self.terrain) if self.terrain else None,
             "assist": self.assist.as_dict() if self.assist else None,
         }
+        if self.max_heading_error != PAPER_MAX_HEADING_ERROR:
+            data["termination"] = {"max_heading_error": self.max_heading_error}
+        return data
 
     def summary(self) -> str:
         """One line for log.txt: the perturbations."""
@@ -192,6 +206,11 @@ class Task:
         if self.terrain:
             parts.append(f"1 m ramps within +-{self.terrain.max_slope:g} deg")
         aid = f"; {self.assist.describe()}" if self.assist else ""
+        if self.max_heading_error != PAPER_MAX_HEADING_ERROR:
+            aid += (
+                f"; ends when the trunk heading is more than {self.max_heading_error:g} deg off "
+                f"(the paper's {PAPER_MAX_HEADING_ERROR:g})"
+            )
         if not parts:
             return "straight, flat ground, no random perturbations" + aid
         return (
@@ -222,7 +241,11 @@ class Task:
         perturbations gives the plain straight scenario on flat ground and ignores ``seed``."""
         if not self.randomized:
             scenario = Scenario(
-                speed=speed, duration=duration, control_interval=control_interval, assist=self.assist
+                speed=speed,
+                duration=duration,
+                control_interval=control_interval,
+                assist=self.assist,
+                max_heading_error=math.radians(self.max_heading_error),
             )
             return scenario, None
         if seed is None:
@@ -239,6 +262,7 @@ class Task:
             seed=seeds["heading"],
             control_interval=control_interval,
             assist=self.assist,
+            max_heading_error_deg=self.max_heading_error,
         )
         terrain = None
         if self.terrain is not None:
@@ -285,6 +309,7 @@ class Task:
             pushes=_pushes(read),
             terrain=_terrain(read),
             assist=_assist(read),
+            max_heading_error=_max_heading_error(read),
             source=source,
         )
 
@@ -467,3 +492,15 @@ def _assist(read: _Reader) -> Assist | None:
         hold_heading=hold_heading,
     )
     return assist if assist else None
+
+
+def _max_heading_error(read: _Reader) -> float:
+    raw = read.section("termination", ("max_heading_error",))
+    if raw is None:
+        return PAPER_MAX_HEADING_ERROR
+    return read.number(
+        "termination.max_heading_error",
+        raw.get("max_heading_error", PAPER_MAX_HEADING_ERROR),
+        high=180.0,
+        unit=" (deg)",
+    )

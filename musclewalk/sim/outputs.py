@@ -30,6 +30,7 @@ from lxml import etree
 
 from ..control import FEEDBACK_SOURCES
 from ..model.metadata import ModelMeta
+from .termination import MAX_HEADING_ERROR
 
 FILES = (
     "states.sto",
@@ -98,8 +99,9 @@ def run_settings(
     """The settings of a run that summary.json records beside its result (``extra_summary`` of
     `write_outputs`): the parameter file (None: "defaults"), the scenario's pushes (given and
     random), the initial heading (deg) and turning velocity (deg/s) as given, the seed and the
-    terrain's maximum slope (deg; None: flat ground) and the integrator accuracy used."""
-    return {
+    terrain's maximum slope (deg; None: flat ground) and the integrator accuracy used; the heading
+    rule's limit (deg) only when a run tightened the paper's."""
+    settings = {
         "parameters": str(parameters) if parameters else "defaults",
         "pushes": [p.__dict__ for p in scenario.pushes],
         "heading_deg": heading_deg,
@@ -109,6 +111,9 @@ def run_settings(
         "integrator_accuracy": integrator_accuracy,
         "assist": scenario.assist.as_dict() if scenario.assist else None,
     }
+    if scenario.max_heading_error != MAX_HEADING_ERROR:
+        settings["max_heading_error_deg"] = round(math.degrees(scenario.max_heading_error), 9)
+    return settings
 
 
 def summary_line(creature: str, summary: Mapping, out) -> str:

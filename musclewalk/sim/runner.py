@@ -181,7 +181,7 @@ class Simulator:
             sensors = self.bridge.sensors(raw)
             timing["sensors"] += time.perf_counter() - c0
             if scenario.terminate:
-                reason = self.rules.check(sensors, scenario.heading_at(k * dt))
+                reason = self.rules.check(sensors, scenario.heading_at(k * dt), scenario.max_heading_error)
                 if reason:
                     if recorder is not None:
                         controller.step(sensors)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..constants import CONTROL_INTERVAL, GRAVITY
 from ..control.params import ParamSpec
+from .termination import MAX_HEADING_ERROR
 
 PUSH_DURATION = 0.2  # s, paper §6.2
 # longest simulation (t_max) accepted: longer is a typo, not an experiment (optimize has the same
@@ -222,6 +223,9 @@ class Scenario:
     control_interval: float = CONTROL_INTERVAL
     terminate: bool = True  # apply the paper's termination rules (§5)
     assist: Assist | None = None  # a balance aid (bootstrap stages only; None: none)
+    # the heading rule's limit, rad: the paper's 45 degrees, or tighter for a task whose balance
+    # aid leaves the heading to the walker (Task.max_heading_error)
+    max_heading_error: float = MAX_HEADING_ERROR
 
     @classmethod
     def for_run(
@@ -240,14 +244,15 @@ class Scenario:
         control_interval: float = CONTROL_INTERVAL,
         terminate: bool = True,
         assist: Assist | None = None,
+        max_heading_error_deg: float = math.degrees(MAX_HEADING_ERROR),
     ) -> Scenario:
         """The validated scenario of one run as `musclewalk simulate` describes it: target
         ``speed`` (m/s) for ``duration`` (s); the target heading starts at ``heading_deg`` and,
         with ``turn_rate_deg`` > 0 (deg/s), turns randomly (HeadingPath, ``seed``: a new goal
         every ``turn_hold`` s within ``turn_max_change_deg`` of the current heading); ``pushes``
         followed by ``n_random_pushes`` random ones of ``push_magnitude`` N (random_pushes,
-        ``seed``); the paper's termination rules unless ``terminate`` is False. ValueError
-        names the first bad value."""
+        ``seed``); the paper's termination rules unless ``terminate`` is False, the heading rule
+        firing beyond ``max_heading_error_deg``. ValueError names the first bad value."""
         pushes = list(pushes)
         if n_random_pushes:
             pushes += random_pushes(n_random_pushes, push_magnitude, seed)
@@ -267,6 +272,7 @@ class Scenario:
             control_interval=control_interval,
             terminate=terminate,
             assist=assist,
+            max_heading_error=math.radians(max_heading_error_deg),
         )
         scenario.validate()
         return scenario
@@ -280,6 +286,10 @@ class Scenario:
             )
         if not (0 < self.control_interval <= CONTROL_INTERVAL + 1e-12):
             raise ValueError(f"control interval: must be in (0, 5 ms], got {self.control_interval!r}")
+        if not (math.isfinite(self.max_heading_error) and 0 < self.max_heading_error <= math.pi):
+            raise ValueError(
+                f"max heading error: must be in (0, 180] deg, got {math.degrees(self.max_heading_error)!r}"
+            )
         if self.assist is not None:
             a = self.assist
             if not (math.isfinite(a.upright) and a.upright >= 0):

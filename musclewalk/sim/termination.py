@@ -68,14 +68,17 @@ class TerminationRules:
             )
             self._bound = LEG_CLEARANCE + longest
 
-    def check(self, sensors, target_heading: float) -> str | None:
-        """Name of the first rule that fires, or None."""
+    def check(
+        self, sensors, target_heading: float, max_heading_error: float = MAX_HEADING_ERROR
+    ) -> str | None:
+        """Name of the first rule that fires, or None (``max_heading_error``: the heading rule's
+        limit, rad; a task may tighten the paper's 45 degrees, Scenario.max_heading_error)."""
         ground = float(self.terrain.height(sensors.com_pos[0])) if self.terrain is not None else 0.0
         if sensors.com_pos[1] - ground < COM_HEIGHT_FACTOR * self.initial_com_height:
             return "com_height"
         heading = heading_of(sensors.body_R[self.trunk])
         error = (target_heading - heading + math.pi) % (2 * math.pi) - math.pi
-        if abs(error) > MAX_HEADING_ERROR:
+        if abs(error) > max_heading_error:
             return "heading"
         right = math.sin(heading) * sensors.foot_pos[:, 0] + math.cos(heading) * sensors.foot_pos[:, 2]
         if right[0] < right[1]:

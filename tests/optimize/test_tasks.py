@@ -108,6 +108,10 @@ BAD = [
     ({"assist": {"support": "half"}}, "assist.support"),
     ({"assist": {"upright": 1, "lift": 1}}, "assist.lift"),
     ({"assist": {"upright": 1, "hold_heading": "no"}}, "assist.hold_heading"),
+    ({"termination": 20}, "termination"),
+    ({"termination": {"max_heading_error": 0}}, "termination.max_heading_error"),
+    ({"termination": {"max_heading_error": 200}}, "termination.max_heading_error"),
+    ({"termination": {"com_height": 0.8}}, "termination.com_height"),
 ]
 
 
@@ -302,6 +306,55 @@ def test_a_balance_aid_is_data_that_a_stage_takes_away(tmp_path):
     # checkpoints written before the aid existed have no "assist" key
     old = {k: v for k, v in Task.load("walk").as_dict().items() if k != "assist"}
     assert Task.from_dict(old, "walk").assist is None
+
+
+def test_a_tightened_heading_rule_is_stored_read_back_and_on_every_scenario(tmp_path):
+    aided = write(
+        tmp_path / "aided.yaml",
+        {"description": "aided", "assist": {"upright": 0.5, "hold_heading": False}},
+    )
+    strict = write(
+        tmp_path / "strict.yaml",
+        {"description": "strict", "extends": "aided.yaml", "termination": {"max_heading_error": 20}},
+    )
+    task = Task.load(strict)
+    assert task.max_heading_error == 20.0 and task.assist.upright == 0.5
+    assert math.isclose(task.scenario(1.2, 5.0)[0].max_heading_error, math.radians(20))
+    pushed = Task.from_dict({"pushes": {"magnitude": 10}, "termination": {"max_heading_error": 30}}, "p")
+    assert math.isclose(pushed.scenario(1.2, 5.0, seed=3)[0].max_heading_error, math.radians(30))
+    assert task.as_dict()["termination"] == {"max_heading_error": 20.0}
+    assert Task.from_dict(task.as_dict(), "strict").max_heading_error == 20.0
+    assert "more than 20 deg off (the paper's 45)" in task.summary()
+    # the paper's rule: no termination key, so checkpoints from before it stay equal to their files
+    plain = Task.load(aided)
+    assert "termination" not in plain.as_dict() and plain.max_heading_error == 45.0
+    assert math.isclose(plain.scenario(1.2, 5.0)[0].max_heading_error, math.radians(45))
+    assert "deg off" not in plain.summary()
+
+
+def test_the_heading_rule_fires_at_the_scenario_limit():
+    from types import SimpleNamespace
+
+    from musclewalk.sim.termination import MAX_HEADING_ERROR, TerminationRules
+
+    rules = TerminationRules.__new__(TerminationRules)
+    rules.terrain, rules.trunk, rules.initial_com_height = None, 0, 1.0
+    rules.segments, rules._right_points, rules._left_points = {"r": [], "l": []}, [1], [2]
+    rules._bound = 0.0
+    yaw = math.radians(30)
+    R = np.array([[math.cos(yaw), 0, math.sin(yaw)], [0, 1, 0], [-math.sin(yaw), 0, math.cos(yaw)]])
+    # the right foot on the walker's right (+Z turned by the yaw), the left on its left
+    right_dir = np.array([math.sin(yaw), 0.0, math.cos(yaw)])
+    sensors = SimpleNamespace(
+        com_pos=np.array([0.0, 1.0, 0.0]),
+        body_R=np.array([R, np.eye(3), np.eye(3)]),
+        body_pos=np.array([[0, 1, 0], 0.1 * right_dir, -0.1 * right_dir]),
+        foot_pos=np.array([0.1 * right_dir, -0.1 * right_dir]),
+    )
+    assert rules.check(sensors, 0.0) is None  # 30 deg off: within the paper's 45
+    assert rules.check(sensors, 0.0, MAX_HEADING_ERROR) is None
+    assert rules.check(sensors, 0.0, math.radians(20)) == "heading"
+    assert rules.check(sensors, yaw, math.radians(20)) is None
 
 
 def test_ramps_longer_than_the_terrain_allows_are_refused_before_the_run(small_settings, tmp_path):

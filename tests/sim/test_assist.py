@@ -159,3 +159,23 @@ def test_simulate_takes_the_aid_and_records_it(built_models, tmp_path, capsys):
     assert main([*args, "--out", str(bad), "--assist-support", "0.2", "--assist-free-heading"]) == 2
     assert "--assist-free-heading: only with an upright torque" in capsys.readouterr().err
     assert not bad.exists()
+    # a tightened heading rule, as a task's termination.max_heading_error, is recorded; the
+    # paper's is not
+    assert "max_heading_error_deg" not in summary
+    strict = tmp_path / "strict"
+    assert main([*args, "--out", str(strict), "--max-heading-error", "20"]) == 0
+    assert json.loads((strict / "summary.json").read_text())["max_heading_error_deg"] == 20.0
+    capsys.readouterr()
+    assert main([*args, "--out", str(bad), "--max-heading-error", "0"]) == 2
+    assert "--max-heading-error: expected an angle in (0, 180] (deg), got 0.0" in capsys.readouterr().err
+    assert not bad.exists()
+
+
+def test_a_tightened_heading_rule_ends_the_run_where_the_walker_turns_past_it(humanlegs):
+    """The runner applies the scenario's heading limit: HumanLegs at its template defaults, which
+    falls by another rule under the paper's 45 degrees, ends by the heading rule first with a
+    limit of half a degree; the run before that moment is the same."""
+    plain = humanlegs.run(Scenario(speed=1.3, duration=2.0))
+    strict = humanlegs.run(Scenario(speed=1.3, duration=2.0, max_heading_error=math.radians(0.5)))
+    assert plain.reason != "heading"
+    assert strict.reason == "heading" and strict.simulated_time < plain.simulated_time
