@@ -2,7 +2,10 @@
 ``assist`` section: config/experiments/tasks/aid-*.yaml) re-simulated straight on flat ground at
 the stage's speed under its own aid, the same aid with the heading left free
 (``hold_heading: false``), half of it, and none, with the stance trunk gains of eq. 21 that the
-aid can stand in for.
+aid can stand in for and the largest heading error of the trunk (the target heading is 0) each
+run reaches; every run under the paper's termination rules (a stage whose task tightened the
+heading rule, ``termination.max_heading_error``, is held to 45 degrees here: the column says
+whether it kept within its own limit).
 
     python3.11 analysis/aid_dependence.py STAGE_DIR [STAGE_DIR ...] [--duration 5] [--out FILE.md]
 
@@ -16,12 +19,14 @@ its aid is ready for the next step; one that needs all of it is a gait the aid h
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
 from run_folders import runs_parser, tables_of_runs
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
+from musclewalk.control.rotations import heading_of, wrap_angle
 from musclewalk.optimize.task import Task
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Assist, Scenario
@@ -46,25 +51,39 @@ def variants(aid: Assist) -> list[tuple[str, Assist | None]]:
     return out
 
 
+class HeadingTrace:
+    """An observer of Simulator.run: the largest heading error of the trunk (target heading 0)."""
+
+    def __init__(self, trunk: int):
+        self.trunk, self.largest_error = trunk, 0.0
+
+    def __call__(self, sensors, *_):
+        error = abs(wrap_angle(heading_of(sensors.body_R[self.trunk])))
+        self.largest_error = max(self.largest_error, error)
+
+
 def table(run: Path, duration: float) -> str:
     aid, speed = stage_aid(run)
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
     controller = params["controller"]
     sim = Simulator(run / "optimized.osim")
+    trunk = sim.rules.trunk
     lines = [
         f"{run}: {aid.describe() if aid else 'no aid'}; {speed:g} m/s, {duration:g} s straight; "
         f"stance trunk gains kq {controller['gain.trunk.kq']:.2f}, kw {controller['gain.trunk.kw']:.2f}, "
         f"theta0 {controller['trunk.theta0']:.2f} rad",
         "",
         "| aid | upright, M g L per rad | support, body weight | stays up, s | ended by | distance, m "
-        "| speed, m/s |",
-        "|---|---|---|---|---|---|---|",
+        "| speed, m/s | largest heading error, deg |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     values = {**controller, **params["initial_state"]}
     for name, assist in variants(aid):
         scenario = Scenario(speed=speed, duration=duration, assist=assist)
-        result = sim.run(scenario, values)
+        heading = HeadingTrace(trunk)
+        result = sim.run(scenario, values, observers=[heading])
+        largest = math.degrees(heading.largest_error)
         summary = result.summary(scenario)
         upright = ""
         if assist is not None:
@@ -72,7 +91,8 @@ def table(run: Path, duration: float) -> str:
         support = "" if assist is None else f"{assist.support:g}"
         lines.append(
             f"| {name} | {upright} | {support} | {result.simulated_time:.2f} | "
-            f"{result.reason or 'walked'} | {summary['distance']:.2f} | {summary['mean_forward_speed']:.2f} |"
+            f"{result.reason or 'walked'} | {summary['distance']:.2f} | {summary['mean_forward_speed']:.2f} "
+            f"| {largest:.1f} |"
         )
     return "\n".join(lines) + "\n"
 
