@@ -1,7 +1,8 @@
 """Files a user opens after a simulation: states.sto (OpenSim states, loads with the model in
 the OpenSim GUI), kinematics.mot (coordinates, degrees), grf.mot + grf_loads.xml (ground reaction
-forces as ExternalLoads the OpenSim tools accept), muscles.csv, joint_limits.csv, controller.csv,
-summary.json.
+forces as ExternalLoads the OpenSim tools accept: per foot the contact points' summed force at
+their centre of pressure and their moment about it, the free moment), muscles.csv,
+joint_limits.csv, controller.csv, summary.json.
 Everything is written into a temporary folder first, which replaces the output folder as a whole
 when complete: an earlier run's folder stays intact until then, and none of its files (nor files
 written into it later, e.g. an analysis) remain next to the new ones.
@@ -153,7 +154,7 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
     kin = states[:, coord_cols] * np.array(scale)
     write_storage(folder / "kinematics.mot", "kinematics", coord_labels, time[keep], kin, True)
 
-    forces, cops = np.array(rec.foot_force), np.array(rec.foot_cop)
+    forces, cops, torques = np.array(rec.foot_force), np.array(rec.foot_cop), np.array(rec.foot_torque)
     labels, blocks = [], []
     for foot, side in ((0, "r"), (1, "l")):
         labels += (
@@ -161,7 +162,7 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
             + [f"ground_force_{side}_p{a}" for a in "xyz"]
             + [f"ground_torque_{side}_{a}" for a in "xyz"]
         )
-        blocks += [forces[:, foot], cops[:, foot], np.zeros((len(time), 3))]
+        blocks += [forces[:, foot], cops[:, foot], torques[:, foot]]
     write_storage(folder / "grf.mot", "grf", labels, time, np.column_stack(blocks), False)
     _external_loads(folder / "grf_loads.xml", meta)
 

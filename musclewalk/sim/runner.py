@@ -33,6 +33,9 @@ class Recording:
     muscle_force: list = field(default_factory=list)
     foot_force: list = field(default_factory=list)  # (2, 3) per step
     foot_cop: list = field(default_factory=list)  # (2, 3) per step
+    # (2, 3) per step: each foot's contact forces' moment about its centre of pressure (the free
+    # moment), so that force at the COP plus this torque equals the contact points' forces
+    foot_torque: list = field(default_factory=list)
     controller: list = field(default_factory=list)
     com: list = field(default_factory=list)
     muscle_state: list = field(default_factory=list)  # (5, nm): MuscleState.as_array()
@@ -55,7 +58,7 @@ class Recorder:
         rec.excitation.append(np.array(u, float))
         rec.muscle_force.append(raw.muscle_force.copy())
         points = self.bridge.contact_points(raw)
-        forces, cops = np.zeros((2, 3)), np.zeros((2, 3))
+        forces, cops, torques = np.zeros((2, 3)), np.zeros((2, 3)), np.zeros((2, 3))
         for foot in (0, 1):
             mask = self.bridge.contact_foot == foot
             f = raw.contact_force[mask]
@@ -63,8 +66,12 @@ class Recorder:
             w = np.clip(f[:, 1], 0.0, None)
             cops[foot] = (w @ points[mask]) / w.sum() if w.sum() > 1e-9 else points[mask].mean(axis=0)
         cops[:, 1] = np.where(np.abs(forces[:, 1]) > 0, cops[:, 1], 0.0)
+        for foot in (0, 1):
+            mask = self.bridge.contact_foot == foot
+            torques[foot] = np.cross(points[mask] - cops[foot], raw.contact_force[mask]).sum(axis=0)
         rec.foot_force.append(forces)
         rec.foot_cop.append(cops)
+        rec.foot_torque.append(torques)
         rec.controller.append(self.controller.log_row())
         rec.com.append(raw.com_pos.copy())
         rec.muscle_state.append(engine.muscle_states().as_array())
