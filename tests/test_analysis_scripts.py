@@ -642,3 +642,33 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     ]
     r = run_script("run_status.py", tmp_path)
     assert r.returncode == 2 and "no history.csv" in r.stderr
+
+
+def test_yaw_budget_closes_on_a_walker_and_its_stances_alternate(tmp_path):
+    """analysis/yaw_budget.py on the committed HumanLegs walker, 2 s: the change of the whole
+    body's angular momentum about the vertical through its centre of mass equals the ground's
+    moment integrated over the run (grf.mot's forces at their centres of pressure plus the free
+    moments: without them the two differed by 1.05 kg m²/s), and the stances alternate feet and
+    the sign of their yaw impulse, as in a straight gait; a folder without the files is one error."""
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    sim = tmp_path / "sim"
+    r = subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", "simulate", str(run / "optimized.osim"), "--params",
+         str(run / "best.json"), "--speed", "1.3", "--duration", "2", "--out", str(sim)],
+        capture_output=True, text=True, cwd=REPO,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = tmp_path / "yaw.md"
+    r = run_script("yaw_budget.py", sim, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = out.read_text()
+    closure = next(line for line in text.splitlines() if line.startswith("- change of L"))
+    change, ground = (float(v) for v in closure.split(": ")[1].split(" / "))
+    assert abs(change - ground) < 0.05 and abs(change) > 0.3, closure
+    rows = [line.split(" | ") for line in text.splitlines() if line.startswith(("| r |", "| l |"))]
+    impulses = [(row[0][-1], float(row[3].rstrip(" |"))) for row in rows]
+    assert len(impulses) >= 5
+    large = [(side, value) for side, value in impulses if abs(value) > 0.3]
+    assert all(a[0] != b[0] and a[1] * b[1] < 0 for a, b in zip(large, large[1:])), impulses
+    bare = run_script("yaw_budget.py", tmp_path)
+    assert bare.returncode == 2 and "summary.json: not found" in bare.stderr
