@@ -65,10 +65,9 @@ class Recorder:
             forces[foot] = f.sum(axis=0)
             w = np.clip(f[:, 1], 0.0, None)
             cops[foot] = (w @ points[mask]) / w.sum() if w.sum() > 1e-9 else points[mask].mean(axis=0)
-        cops[:, 1] = np.where(np.abs(forces[:, 1]) > 0, cops[:, 1], 0.0)
-        for foot in (0, 1):
-            mask = self.bridge.contact_foot == foot
-            torques[foot] = np.cross(points[mask] - cops[foot], raw.contact_force[mask]).sum(axis=0)
+            if forces[foot, 1] == 0:
+                cops[foot, 1] = 0.0
+            torques[foot] = np.cross(points[mask] - cops[foot], f).sum(axis=0)
         rec.foot_force.append(forces)
         rec.foot_cop.append(cops)
         rec.foot_torque.append(torques)
