@@ -1,8 +1,8 @@
 """What an aided walker owes its balance aid: each run folder of a balance-aid stage (a task with an
-``assist`` section: config/experiments/tasks/aid-*.yaml) re-simulated straight on flat ground at
-the stage's speed under its own aid, the same aid with the heading left free
-(``hold_heading: false``), half of it, and none, with the stance trunk gains of eq. 21 that the
-aid can stand in for and the largest heading error of the trunk (the target heading is 0) each
+``assist`` section: an experiment's aid_steps, config/experiments/tasks/aid.yaml) re-simulated
+straight on flat ground at the stage's speed under its own aid, the same aid with the heading
+left free (``hold_heading: false``), half of it, and none, with the stance trunk gains of eq. 21
+that the aid can stand in for and the largest heading error of the trunk (the target heading is 0) each
 run reaches; every run under the paper's termination rules (a stage whose task tightened the
 heading rule, ``termination.max_heading_error``, is held to 45 degrees here: the column says
 whether it kept within its own limit).

@@ -37,11 +37,20 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
                                        # target-speed continuation: at the stage's speed)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
+        aid_level: 0.35                # optional: the stage's task with its balance aid (assist:
+                                       # upright and support) times this (Task.at_aid_level)
         objective: geijtenbeek2013-survive   # optional: the stage's objective (e.g. a first
                                        # stage that rewards staying up before the file's
                                        # objective; the last stage runs the file's)
         parameters:                    # optional: this stage's own overrides, over the file's
           knee.theta: {lower: -0.1, start: -0.1}   # (a key here replaces the same key there)
+    aid_steps:                         # optional: a balance aid taken away in steps, stages run
+      task: tasks/aid.yaml             # before `stages`: one per level, named aid_<level>, each
+      levels: [1, 0.7, 0.5, 0.35]      # with this task at that aid_level
+      seed: 441                        # the first step's seed, each next step's one more
+      objective: geijtenbeek2013-progress   # and any stage value, for every step
+      duration: 5
+      stop_when_walking: true
     parameters:                        # optional: the search space of every stage
       knee.theta: {lower: 0.0}         # narrowed bounds (lower and/or upper, absolute values
                                        # within the parameter's own bounds)
@@ -72,7 +81,8 @@ overrides it started with and running the file again with other ones is refused.
 
 A file that ``extends`` another (a .yaml file relative to it, itself possibly extending a third)
 is that file's values with its own over them: ``parameters`` and ``defaults`` key by key (a key
-here replaces the same key there), every other key (``stages`` included) whole. Relative paths are
+here replaces the same key there), every other key (``stages`` and ``aid_steps`` included) whole
+(``aid_steps: null`` drops the extended file's steps). Relative paths are
 resolved against the file that names them. Such a file gives its own ``description`` (the extended
 one's would describe another experiment in every log); the extended file must be a valid
 experiment on its own (its errors name it). So a try that adds one bound to another's search space
@@ -104,7 +114,8 @@ STAGE_KEYS = {
     "stop_when_walking": "walking",  # true, false or "unperturbed" (driver.Settings)
     "stop_when_met": "terms",  # objective term names (driver.Settings.stop_when_met)
 }
-STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "objective", "parameters")
+STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "aid_level", "objective", "parameters")
+AID_STEP_KEYS = ("task", "levels", "seed", "objective")  # aid_steps' own keys (and stage values)
 TOP_KEYS = {
     "description",
     "extends",
@@ -118,6 +129,7 @@ TOP_KEYS = {
     "task",
     "parameters",
     "variant",
+    "aid_steps",
 }
 STAGES_DIR = "stages"
 # the parts of a run name <creature>-<task>-<speed>[-<variant>] (the workflow's runs, the folders
@@ -140,6 +152,12 @@ class ExperimentError(ValueError):
 _RELATIVE_KEYS = ("creature", "task", "objective", "warm_start")
 # the sections an extending file merges key by key
 _MERGED_KEYS = ("parameters", "defaults")
+
+
+def stage_key(index: int, generated: int) -> str:
+    """Where an experiment file writes its stage ``index`` when its aid_steps section generated
+    the first ``generated`` stages."""
+    return "aid_steps" if index < generated else f"stages[{index - generated}]"
 
 
 def _absolute(value, folder: Path, key: str):
@@ -180,6 +198,11 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
     for key in _RELATIVE_KEYS:
         if key in merged:
             merged[key] = _absolute(merged[key], base_path.parent, key)
+    if isinstance(merged.get("aid_steps"), dict):
+        merged["aid_steps"] = {
+            k: _absolute(v, base_path.parent, k) if k in ("task", "objective") else v
+            for k, v in merged["aid_steps"].items()
+        }
     if isinstance(merged.get("stages"), list):
         merged["stages"] = [
             {
@@ -225,6 +248,7 @@ class Stage:
     stop_when_met: tuple = ()  # objective term names (driver.Settings.stop_when_met)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
+    aid_level: float | None = None  # the stage's task with its aid scaled (Task.at_aid_level)
     objective: str | None = None  # the stage's objective, as Experiment.objective (None: the
     # experiment's)
     parameters: dict = field(default_factory=dict)  # the stage's search space (the file's
@@ -247,6 +271,11 @@ class Experiment:
     # (optimize.space), stored form; each stage's own space is Stage.parameters
     variant: str = ""  # "" or the run-name suffix of an experiment beside others of its run
     extends: tuple[Path, ...] = ()  # the files it extends, nearest first (absolute)
+    aid_steps: int = 0  # how many of the stages (the first) its aid_steps section generated
+
+    def stage_key(self, index: int) -> str:
+        """Where the file writes stage ``index``: stages[i], or aid_steps for a generated one."""
+        return stage_key(index, self.aid_steps)
 
     @property
     def files(self) -> tuple[Path, ...]:
@@ -299,25 +328,37 @@ class Experiment:
                 "defaults.speed", "the experiment's speed is its top-level speed (a stage may set its own)"
             )
         defaults.setdefault("duration", task.duration)
-        stages = cls._stages(data.get("stages"), defaults, path, err)
-        stages = cls._stage_spaces(stages, parameters, creature, err)
-        cls._check_stop_terms(stages, objective, err)
+        raw_stages = data.get("stages")
+        if raw_stages is None:
+            raw_stages = [{"name": path.stem}]
+        if not isinstance(raw_stages, list) or not raw_stages:
+            raise err("stages", "expected a non-empty list of stages")
+        aid_stages = cls._aid_steps(data.get("aid_steps"), path, err)
+        stages = cls._stages([*aid_stages, *raw_stages], defaults, path, err, first=-len(aid_stages))
+        stages = cls._stage_spaces(stages, parameters, creature, err, len(aid_stages))
+        cls._check_stop_terms(stages, objective, err, len(aid_stages))
+        last = f"stages[{len(raw_stages) - 1}]"
         if stages[-1].speed not in (None, speed):
             raise err(
-                f"stages[{len(stages) - 1}].speed",
+                f"{last}.speed",
                 f"the last stage runs at the experiment's speed ({speed:g} m/s), not {stages[-1].speed:g}",
             )
         if stages[-1].objective not in (None, objective):
             raise err(
-                f"stages[{len(stages) - 1}].objective",
+                f"{last}.objective",
                 f"the last stage runs the experiment's objective ({data.get('objective', task.objective)}), "
                 f"not {stages[-1].objective}",
             )
         if stages[-1].task not in (None, task_name):
             raise err(
-                f"stages[{len(stages) - 1}].task",
+                f"{last}.task",
                 f"the last stage runs the experiment's task ({data.get('task', DEFAULT_TASK)}), not "
                 f"{stages[-1].task}",
+            )
+        if stages[-1].aid_level is not None:
+            raise err(
+                f"{last}.aid_level",
+                "the last stage runs the experiment's task as it is, without an aid level",
             )
         experiment = cls(
             name=path.stem,
@@ -333,11 +374,12 @@ class Experiment:
             parameters=parameters,
             variant=variant,
             extends=extends,
+            aid_steps=len(aid_stages),
         )
         return experiment, data
 
     @staticmethod
-    def _check_stop_terms(stages: tuple, objective: str, err) -> None:
+    def _check_stop_terms(stages: tuple, objective: str, err, generated: int) -> None:
         """Each stage's stop_when_met names terms of the objective that have a threshold, and the
         stage does not also stop when walking."""
         loaded = None
@@ -346,7 +388,8 @@ class Experiment:
                 continue
             if stage.stop_when_walking:
                 raise err(
-                    f"stages[{i}].stop_when_met", "a stage stops either when walking or when terms are met"
+                    f"{stage_key(i, generated)}.stop_when_met",
+                    "a stage stops either when walking or when terms are met",
                 )
             if stage.objective is not None:
                 own = Objective.load(stage.objective)  # loaded once already (Experiment._stages)
@@ -360,7 +403,7 @@ class Experiment:
             try:
                 own.check_stop_terms(stage.stop_when_met)
             except ObjectiveError as exc:
-                raise err(f"stages[{i}].stop_when_met", str(exc)) from None
+                raise err(f"{stage_key(i, generated)}.stop_when_met", str(exc)) from None
 
     @staticmethod
     def _task(data, path: Path, err) -> tuple[str, Task]:
@@ -418,16 +461,51 @@ class Experiment:
         return variant
 
     @classmethod
-    def _stages(cls, raw_stages, defaults: dict, path: Path, err) -> tuple[Stage, ...]:
-        """The stages, each with the defaults under its own values (one stage named after the
-        file without a stages key)."""
-        if raw_stages is None:
-            raw_stages = [{"name": path.stem}]
-        if not isinstance(raw_stages, list) or not raw_stages:
-            raise err("stages", "expected a non-empty list of stages")
+    def _aid_steps(cls, raw, path: Path, err) -> list[dict]:
+        """The stages of an ``aid_steps`` section (raw, as a stage list writes them; [] without
+        it), its own values checked here so that an error names aid_steps, not a generated stage."""
+        if raw is None:
+            return []
+        if not isinstance(raw, dict):
+            raise err("aid_steps", f"expected a mapping ({', '.join(AID_STEP_KEYS)} and stage values)")
+        if "task" not in raw:
+            raise err("aid_steps.task", "required: the task whose balance aid the levels scale")
+        task_name, task = cls._task(raw, path, lambda k, m: err(f"aid_steps.{k}", m))
+        if not task.assist:
+            raise err("aid_steps.task", f"{task_name}: has no balance aid (assist) to take away")
+        levels = raw.get("levels")
+        if not isinstance(levels, list) or not levels:
+            raise err("aid_steps.levels", "expected a non-empty list of aid levels > 0")
+        for i, level in enumerate(levels):
+            if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < math.inf:
+                raise err(f"aid_steps.levels[{i}]", f"expected a number > 0, got {level!r}")
+        names = [f"aid_{level:g}" for level in levels]
+        if len(set(names)) < len(names):
+            raise err("aid_steps.levels", "a level is given twice")
+        seed = raw.get("seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 1:
+            raise err("aid_steps.seed", f"expected the first step's seed, an integer >= 1, got {seed!r}")
+        values = {k: v for k, v in raw.items() if k not in AID_STEP_KEYS}
+        cls._stage_values(values, "aid_steps", err, stage_keys=AID_STEP_KEYS)
+        if "objective" in raw:
+            values["objective"] = cls._relative_file(raw["objective"], path, "aid_steps.objective", err)
+            try:
+                Objective.load(values["objective"])
+            except ObjectiveError as exc:
+                raise err("aid_steps.objective", str(exc)) from None
+        return [
+            {**values, "name": name, "task": task_name, "aid_level": float(level), "seed": seed + i}
+            for i, (name, level) in enumerate(zip(names, levels))
+        ]
+
+    @classmethod
+    def _stages(cls, raw_stages: list, defaults: dict, path: Path, err, first: int = 0) -> tuple[Stage, ...]:
+        """The stages, each with the defaults under its own values; ``first``: the index in the
+        file's stage list of ``raw_stages[0]`` (negative: stages generated by aid_steps come
+        first; an error in one names aid_steps)."""
         stages, names = [], set()
-        for i, raw in enumerate(raw_stages):
-            key = f"stages[{i}]"
+        for i, raw in enumerate(raw_stages, start=first):
+            key = f"stages[{i}]" if i >= 0 else "aid_steps"
             if not isinstance(raw, dict):
                 raise err(key, "expected a mapping with a name")
             name = raw.get("name")
@@ -445,7 +523,16 @@ class Experiment:
             values = {**defaults, **cls._stage_values(own, key, err, STAGE_ONLY_KEYS)}
             task = None
             if "task" in raw:
-                task, _ = cls._task(raw, path, lambda k, m, key=key: err(f"{key}.{k}", m))
+                task, loaded = cls._task(raw, path, lambda k, m, key=key: err(f"{key}.{k}", m))
+            aid_level = raw.get("aid_level")
+            if aid_level is not None:
+                if task is None:
+                    raise err(f"{key}.aid_level", "scales the stage's own task's aid: give the stage a task")
+                try:
+                    loaded.at_aid_level(aid_level)
+                except TaskError as exc:
+                    raise err(f"{key}.aid_level", str(exc)) from None
+                aid_level = float(aid_level)
             objective = None
             if "objective" in raw:
                 objective = cls._relative_file(raw["objective"], path, f"{key}.objective", err)
@@ -458,6 +545,7 @@ class Experiment:
                     name=name,
                     scale_passive={str(k): float(v) for k, v in scale.items()},
                     task=task,
+                    aid_level=aid_level,
                     objective=objective,
                     parameters=cls._overrides(raw.get("parameters"), f"{key}.parameters", err),
                     **values,
@@ -475,7 +563,9 @@ class Experiment:
             raise err(exc.key.replace("parameters", key, 1), exc.reason) from None
 
     @staticmethod
-    def _stage_spaces(stages: tuple, parameters: dict, creature: str, err) -> tuple[Stage, ...]:
+    def _stage_spaces(
+        stages: tuple, parameters: dict, creature: str, err, generated: int
+    ) -> tuple[Stage, ...]:
         """The stages with their search spaces: the file's overrides (without their start
         values after the first stage) and each stage's own over them, checked against the
         creature's parameters (its template's, without building the model); an error names the
@@ -494,7 +584,7 @@ class Experiment:
                 ParameterSpace(full.meta, full.control_model, space)
             except OverrideError as exc:
                 own = any(exc.key.startswith(f"parameters[{pattern}]") for pattern in stage.parameters)
-                where = f"stages[{i}].parameters" if own else "parameters"
+                where = f"{stage_key(i, generated)}.parameters" if own else "parameters"
                 raise err(exc.key.replace("parameters", where, 1), exc.reason) from None
             out.append(dataclasses.replace(stage, parameters=space))
         return tuple(out)

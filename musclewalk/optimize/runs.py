@@ -203,6 +203,7 @@ def stage_settings(
         stop_when_met=stage.stop_when_met,
         objective=exp.objective if stage.objective is None else stage.objective,
         task=exp.task if stage.task is None else stage.task,
+        task_definition=_aid_task_definition(stage),
         parameters=dict(stage.parameters),
         parameters_source=str(exp.path) if stage.parameters else "",
         init=init,
@@ -210,6 +211,17 @@ def stage_settings(
         command=command,
         **options,
     )
+
+
+def _aid_task_definition(stage) -> dict | None:
+    """A stage's task with its aid scaled (Stage.aid_level) as the run stores it; None for a stage
+    that runs its task file as it is."""
+    if stage.aid_level is None:
+        return None
+    try:
+        return Task.load(stage.task).at_aid_level(stage.aid_level).as_dict()
+    except TaskError as exc:
+        raise OptimizationError(str(exc)) from None
 
 
 # a stage's values that decide its result, compared with its checkpoint's on resume (the warm
@@ -288,9 +300,9 @@ def run_experiment(
                 )
             except ChangedSettingError as exc:
                 raise OptimizationError(
-                    f"{exp.path}: stages[{i}].{exc.name}: the stage's checkpoint ({exc.checkpoint}) was "
-                    f"started with {exc.started!r}, the file now says {exc.given!r}; restore it in the "
-                    "file or start the experiment in a new folder"
+                    f"{exp.path}: {exp.stage_key(i)}.{exc.name}: the stage's checkpoint "
+                    f"({exc.checkpoint}) was started with {exc.started!r}, the file now says "
+                    f"{exc.given!r}; restore it in the file or start the experiment in a new folder"
                 ) from None
         else:
             settings = stage_settings(

@@ -47,7 +47,7 @@ plain straight, flat scenario and needs no seed."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -187,6 +187,20 @@ class Task:
         if self.max_heading_error != PAPER_MAX_HEADING_ERROR:
             data["termination"] = {"max_heading_error": self.max_heading_error}
         return data
+
+    def at_aid_level(self, level: float) -> "Task":
+        """This task with its balance aid scaled: upright torque and support times ``level`` (a
+        step of an aid continuation, the experiment format's ``aid_level``). TaskError when the
+        task has no aid or ``level`` is not > 0."""
+        if not self.assist:
+            raise TaskError(f"{self.source}: assist: no balance aid to scale (aid level {level!r})")
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < math.inf:
+            raise TaskError(f"{self.source}: aid level: expected a number > 0, got {level!r}")
+        assist = replace(
+            self.assist, upright=self.assist.upright * level, support=self.assist.support * level
+        )
+        description = f"{self.description}; its aid at {level:g} of that" if self.description else ""
+        return replace(self, name=f"{self.name}-{level:g}", description=description, assist=assist)
 
     def summary(self) -> str:
         """One line for log.txt: the perturbations."""

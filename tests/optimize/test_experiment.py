@@ -289,7 +289,7 @@ def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):
     message = str(caught.value)
     assert "defaults.name: unknown key (known: speed," in message and "scale_passive" not in message
     path = tiny(tmp_path, stages=[{"name": "a", "tempo": 1}])
-    known = r"known: name, scale_passive, task, objective, parameters, speed"
+    known = r"known: name, scale_passive, task, aid_level, objective, parameters, speed"
     with pytest.raises(ExperimentError, match=known):
         Experiment.load(path)
 
@@ -318,3 +318,159 @@ def test_a_stage_may_run_its_own_objective_and_the_last_runs_the_files(tmp_path)
     wrong = tiny(tmp_path, stages=[{"name": "a", "stop_when_met": ["fallen"]}, {"name": "b"}])
     with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].stop_when_met: "):
         Experiment.load(wrong)
+
+
+def aided_task(tmp_path, **extra):
+    (tmp_path / "tasks").mkdir(exist_ok=True)
+    return write(
+        tmp_path / "tasks" / "aid.yaml",
+        {"description": "aided", "extends": "walk", "assist": {"upright": 1, "support": 0.5}, **extra},
+    )
+
+
+def test_aid_steps_are_stages_of_one_task_at_falling_aid_levels(tmp_path, optimize_cli):
+    """aid_steps: one stage per level before the file's stages, named aid_<level>, each running
+    the task with its aid scaled by the level, with consecutive seeds and the section's values;
+    the run stores the scaled task and is scored under it."""
+    aided_task(tmp_path, termination={"max_heading_error": 25})
+    path = tiny(
+        tmp_path,
+        aid_steps={
+            "task": "tasks/aid.yaml",
+            "levels": [0.7, 0.35],
+            "seed": 11,
+            "generations": 1,
+            "popsize": 4,
+        },
+        stages=[{"name": "final", "seed": 20}],
+    )
+    exp = Experiment.load(path)
+    assert [s.name for s in exp.stages] == ["aid_0.7", "aid_0.35", "final"]
+    assert [s.seed for s in exp.stages] == [11, 12, 20]
+    assert [s.aid_level for s in exp.stages] == [0.7, 0.35, None]
+    assert exp.stage_key(1) == "aid_steps" and exp.stage_key(2) == "stages[0]"
+    settings = stage_settings(exp, 1)
+    assert settings.task == str((tmp_path / "tasks" / "aid.yaml").resolve())
+    assert settings.task_definition["assist"] == {"upright": 0.35, "support": 0.175}
+    assert settings.task_definition["termination"] == {"max_heading_error": 25.0}
+    assert stage_settings(exp, 2).task_definition is None and stage_settings(exp, 2).task == "walk"
+
+    out = tmp_path / "out"
+    r = optimize_cli(path, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    stored = json.loads((out / "stages" / "aid_0.35" / "settings.json").read_text())
+    assert stored["task_definition"]["assist"] == {"upright": 0.35, "support": 0.175}
+    log = (out / "stages" / "aid_0.35" / "log.txt").read_text()
+    assert "upright torque 0.35 M g L per rad, support 0.175 of body weight" in log
+    assert "seed: 12," in log
+    assert "assist" not in json.loads((out / "settings.json").read_text())["task_definition"] or (
+        json.loads((out / "settings.json").read_text())["task_definition"]["assist"] is None
+    )
+
+
+def test_aid_steps_of_an_extended_file_are_its_own_or_dropped(tmp_path):
+    """An extending file takes the aid steps whole (their task relative to the file that names
+    them) or drops them with aid_steps: null."""
+    aided_task(tmp_path)
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "tasks").mkdir()
+    write(
+        tmp_path / "base" / "tasks" / "aid.yaml",
+        {"description": "aided", "assist": {"upright": 2, "support": 0.5}},
+    )
+    write(
+        tmp_path / "base" / "base.yaml",
+        {
+            "description": "base",
+            "creature": "HumanLegs",
+            "speed": 1.3,
+            "aid_steps": {"task": "tasks/aid.yaml", "levels": [1, 0.5], "seed": 5},
+        },
+    )
+    inherits = write(tmp_path / "inherits.yaml", {"description": "same steps", "extends": "base/base.yaml"})
+    exp = Experiment.load(inherits)
+    assert [s.name for s in exp.stages] == ["aid_1", "aid_0.5", "inherits"]
+    assert stage_settings(exp, 1).task_definition["assist"] == {"upright": 1.0, "support": 0.25}
+    drops = write(
+        tmp_path / "drops.yaml", {"description": "none", "extends": "base/base.yaml", "aid_steps": None}
+    )
+    assert [s.name for s in Experiment.load(drops).stages] == ["drops"]
+    own = write(
+        tmp_path / "own.yaml",
+        {
+            "description": "own",
+            "extends": "base/base.yaml",
+            "aid_steps": {"task": "tasks/aid.yaml", "levels": [0.2], "seed": 9},
+        },
+    )
+    exp = Experiment.load(own)
+    assert [s.name for s in exp.stages] == ["aid_0.2", "own"]
+    assert stage_settings(exp, 0).task_definition["assist"] == {"upright": 0.2, "support": 0.1}
+
+
+@pytest.mark.parametrize(
+    "aid_steps, stages, key",
+    [
+        ({"levels": [1], "seed": 1}, None, "aid_steps.task: required"),
+        ({"task": "walk", "levels": [1], "seed": 1}, None, "aid_steps.task: .*no balance aid"),
+        ({"task": "tasks/aid.yaml", "levels": [], "seed": 1}, None, "aid_steps.levels"),
+        ({"task": "tasks/aid.yaml", "levels": [1, 0], "seed": 1}, None, r"aid_steps.levels\[1\]"),
+        (
+            {"task": "tasks/aid.yaml", "levels": [0.5, 0.50], "seed": 1},
+            None,
+            "aid_steps.levels: a level is given twice",
+        ),
+        ({"task": "tasks/aid.yaml", "levels": [1]}, None, "aid_steps.seed"),
+        ({"task": "tasks/aid.yaml", "levels": [1], "seed": 1, "duration": -1}, None, "aid_steps.duration"),
+        (
+            {"task": "tasks/aid.yaml", "levels": [1], "seed": 1, "speed": 1.0, "stop_when_met": ["sped"]},
+            None,
+            "aid_steps.stop_when_met: sped",
+        ),
+        (
+            {"task": "tasks/aid.yaml", "levels": [1], "seed": 1, "objective": "nothing"},
+            None,
+            "aid_steps.objective",
+        ),
+        (
+            None,
+            [{"name": "a", "aid_level": 0.5}, {"name": "b"}],
+            r"stages\[0\].aid_level: .*give the stage a task",
+        ),
+        (
+            None,
+            [{"name": "a", "task": "walk", "aid_level": 0.5}, {"name": "b"}],
+            r"stages\[0\].aid_level: .*no balance aid",
+        ),
+        (
+            None,
+            [{"name": "a", "task": "tasks/aid.yaml", "aid_level": -1}, {"name": "b"}],
+            r"stages\[0\].aid_level: .*> 0",
+        ),
+        (
+            {"task": "tasks/aid.yaml", "levels": [1], "seed": 1},
+            [{"name": "a", "speed": 1.1}],
+            r"stages\[0\].speed: the last stage",
+        ),
+    ],
+)
+def test_bad_aid_steps_name_the_file_and_key(tmp_path, aid_steps, stages, key):
+    aided_task(tmp_path)
+    extra = {"aid_steps": aid_steps} if aid_steps is not None else {}
+    path = tiny(tmp_path, **extra, **({"stages": stages} if stages else {}))
+    with pytest.raises(ExperimentError, match=rf"{path}: {key}"):
+        Experiment.load(path)
+
+
+def test_a_stage_with_an_aid_level_runs_its_task_scaled(tmp_path):
+    aided_task(tmp_path)
+    path = tiny(
+        tmp_path, stages=[{"name": "half", "task": "tasks/aid.yaml", "aid_level": 0.5}, {"name": "final"}]
+    )
+    exp = Experiment.load(path)
+    assert stage_settings(exp, 0).task_definition["assist"] == {"upright": 0.5, "support": 0.25}
+    last = tiny(
+        tmp_path, task="tasks/aid.yaml", stages=[{"name": "only", "task": "tasks/aid.yaml", "aid_level": 0.5}]
+    )
+    with pytest.raises(ExperimentError, match=r"stages\[0\].aid_level: the last stage runs"):
+        Experiment.load(last)

@@ -202,14 +202,21 @@ def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
         named = next((data["task"] for data in files if "task" in data), "walk")
         assert exp.task == named and stage_settings(exp, len(exp.stages) - 1).task == named, path
         assert (TASKS / f"{named}.yaml").is_file(), path
-        # the stages are the first file's of the chain that has them (the file, then what it extends)
+        # the stages are the first file's of the chain that has them (the file, then what it
+        # extends), after those of the first file's with aid_steps
         staged = next((f for f, data in zip(exp.files, files) if "stages" in data), None)
+        aided = next((f for f, data in zip(exp.files, files) if "aid_steps" in data), None)
         for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside its experiment
-            own = yaml.safe_load(staged.read_text())["stages"][i].get("task") if stage.task else None
+            if i < exp.aid_steps:
+                staged_here, own = aided, yaml.safe_load(aided.read_text())["aid_steps"]["task"]
+            else:
+                staged_here = staged
+                raw = yaml.safe_load(staged.read_text())["stages"][i - exp.aid_steps] if staged else {}
+                own = raw.get("task") if stage.task else None
             if own is None:
                 expected = named
             elif own.endswith((".yaml", ".yml")):
-                expected = str(staged.parent / own)
+                expected = str(staged_here.parent / own)
             else:  # or a name in models/tasks/
                 assert (TASKS / f"{own}.yaml").is_file(), path
                 expected = own
@@ -909,3 +916,26 @@ def test_an_unperturbed_stage_resumed_midway_ends_as_the_whole_run(small_setting
     _, st_whole = load_checkpoint(tmp_path / "whole" / CHECKPOINT)
     _, st_parts = load_checkpoint(tmp_path / "parts" / CHECKPOINT)
     assert st_parts.unperturbed_checks == st_whole.unperturbed_checks and st_parts.generation == 2
+
+
+def test_a_task_at_an_aid_level_scales_its_aid_and_keeps_the_rest(tmp_path):
+    """Task.at_aid_level: upright and support times the level (bit for bit the values a task file
+    at that level writes: 0.35 and 0.175 from 1 and 0.5), the heading rule and hold_heading kept."""
+    aided = write(
+        tmp_path / "aided.yaml",
+        {
+            "description": "aided",
+            "assist": {"upright": 1, "support": 0.5, "hold_heading": False},
+            "termination": {"max_heading_error": 25},
+        },
+    )
+    for level in (0.7, 0.35, 0.18, 0.09, 0.03):
+        task = Task.load(aided).at_aid_level(level)
+        assert task.assist.upright == float(f"{level}") and task.assist.support == float(f"{level / 2:g}")
+        assert task.assist.hold_heading is False and task.max_heading_error == 25.0
+        assert task.name == f"aided-{level:g}" and task.description.startswith("aided")
+        assert Task.from_dict(task.as_dict(), task.name).assist == task.assist
+    with pytest.raises(TaskError, match="no balance aid"):
+        Task.load("walk").at_aid_level(0.5)
+    with pytest.raises(TaskError, match="aid level: expected a number > 0"):
+        Task.load(aided).at_aid_level(0)
