@@ -281,9 +281,9 @@ def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
 
 
 def test_aid_dependence_walks_a_stage_under_its_aid_without_its_yaw_hold_half_and_none(tmp_path):
-    """analysis/aid_dependence.py: one row per aid (its own, the heading free, half, none), the
-    stage's aid read from its settings.json, with the trunk's largest heading error; a folder
-    without one is one error naming it."""
+    """analysis/aid_dependence.py: one row per aid (its own, the heading free, half, none, and its
+    own from a start at the target speed), the stage's aid read from its settings.json, with the
+    trunk's largest heading error; a folder without one is one error naming it."""
     import json
     import shutil
 
@@ -307,7 +307,10 @@ def test_aid_dependence_walks_a_stage_under_its_aid_without_its_yaw_hold_half_an
         ("| its aid, heading free", "0.5 (no yaw)", "0.2"),
         ("| half its aid", "0.25", "0.1"),
         ("| no aid", "", ""),
+        ("| its aid, started at the target speed", "0.5", "0.2"),
     ]
+    start = json.loads((stage / "best.json").read_text())["parameters"]["initial_state"]["init.forward_speed"]
+    assert f"starts at {start:.2f} of the target speed" in text
     assert all(float(row[3]) == pytest.approx(0.1) for row in rows)  # the committed walker stays up
     # the trunk's largest heading error: measured (not zero: it turns a little in its first 0.1 s)
     assert all(0 < float(row[-1].rstrip(" |")) < 5 for row in rows), rows
