@@ -8,7 +8,8 @@ Run directory:
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
   log.txt          command, seed, versions, machine, wall time, stop reason, failed evaluations,
-                   and the "note:" lines people added (kept when the log is rewritten)
+                   the best's parameters within 1 % of a bound, and the "note:" lines people
+                   added (kept when the log is rewritten)
   .musclewalk.lock held (flock) by the optimizer for the life of the run
 
 A new run needs an empty (or new) --out; --resume needs the run's checkpoint and refuses settings
@@ -1056,6 +1057,21 @@ class Optimization:
             *space.describe_overrides(),
         ]
 
+    def _bound_lines(self, shown: int = 12) -> list[str]:
+        """A log.txt line on the best's parameters against their bounds (none without a best)."""
+        st = self.state
+        if st.best_x is None:
+            return []
+        at = self.space.at_bounds(self.space.values(st.best_x))
+        listed = ", ".join(
+            f"{name} {value:.4g} ({side} {bound:g})" for name, value, side, bound in at[:shown]
+        )
+        more = f", and {len(at) - shown} more" if len(at) > shown else ""
+        return [
+            f"best at a bound (within 1 % of its range): {len(at)} of {len(self.space)} optimized"
+            + (f": {listed}{more}" if at else "")
+        ]
+
     def _write_log(self, stop: str | None) -> None:
         import cma
         import opensim
@@ -1077,6 +1093,7 @@ class Optimization:
             f"wall time: {st.wall_time:.1f} s ({st.wall_time / 3600:.2f} h)",
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
             "best terms: " + json.dumps(st.best_result.terms if st.best_result else {}),
+            *self._bound_lines(),
             f"thresholds met at generation: {st.thresholds_met_at}",
             f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
             f"backstop {s.backstop():g} s without a finished evaluation"

@@ -346,6 +346,25 @@ class ParameterSpace:
         full[self._free] = v
         return dict(zip(self.names, full.tolist()))
 
+    def at_bounds(
+        self, values: Mapping[str, float], fraction: float = 0.01
+    ) -> list[tuple[str, float, str, float]]:
+        """The optimized parameters whose value lies within ``fraction`` of their range from a
+        bound: (name, value, "lower" or "upper", the bound), in the space's order. A search that
+        pushes a value against its bound wants it further (e.g. the aid runs' initial forward
+        speed on its 1.5 x target, README "The start the aid paid for")."""
+        out = []
+        for e in self.optimized:
+            value = values.get(e.name)
+            if value is None:
+                continue
+            margin = fraction * (e.upper - e.lower)
+            if value <= e.lower + margin:
+                out.append((e.name, float(value), "lower", e.lower))
+            elif value >= e.upper - margin:
+                out.append((e.name, float(value), "upper", e.upper))
+        return out
+
     def x_from_values(self, values: Mapping[str, float]) -> np.ndarray:
         """The CMA-ES vector of named values (unknown and fixed names are ignored, missing ones
         stay at the initial value)."""

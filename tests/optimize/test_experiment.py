@@ -52,6 +52,7 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
     assert f"warm start: {first / 'best.json'}" in log
     assert "seed: 4, population: 4, sigma0: 0.2" in log
     assert "objective: geijtenbeek2013" in log
+    assert "best at a bound (within 1 % of its range): " in log
     best = json.loads((out / "best.json").read_text())
     assert best["objective_name"] == "geijtenbeek2013" and best["duration"] == 0.3
     # a second run with more generations in the file resumes the last stage only

@@ -189,3 +189,20 @@ def test_one_spec_and_one_validator_for_every_parameter(space_meta):
         split_parameters({"init.lean": 9.0}, cm, "f.json")
     with pytest.raises(ParameterError, match=r"model: routing\.\S+: 1.5 is outside the bounds"):
         check_model_values({"routing": {by_group["muscle_geometry"].name.split(".", 1)[1]: 1.5}})
+
+
+def test_values_against_their_bounds_are_listed_by_side(space_meta):
+    """at_bounds: the optimized parameters within 1 % of their range from a bound, with the side
+    and the bound (log.txt's "best at a bound" line); values inside are not listed."""
+    space, _ = space_meta
+    speed = next(e for e in space.optimized if e.name == "init.forward_speed")
+    lean = next(e for e in space.optimized if e.name == "init.lean")
+    values = space.values(np.zeros(len(space)))
+    assert all(name not in ("init.forward_speed", "init.lean") for name, *_ in space.at_bounds(values))
+    values["init.forward_speed"] = speed.upper - 0.005 * (speed.upper - speed.lower)
+    values["init.lean"] = lean.lower
+    listed = {name: (side, bound) for name, _, side, bound in space.at_bounds(values)}
+    assert listed["init.forward_speed"] == ("upper", speed.upper)
+    assert listed["init.lean"] == ("lower", lean.lower)
+    values["init.forward_speed"] = speed.upper - 0.02 * (speed.upper - speed.lower)
+    assert "init.forward_speed" not in {name for name, *_ in space.at_bounds(values)}
