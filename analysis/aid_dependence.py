@@ -3,8 +3,9 @@
 straight on flat ground at the stage's speed under its own aid, the same aid with the heading
 left free (``hold_heading: false``), half of it, and none, with the stance trunk gains of eq. 21
 that the aid can stand in for and the largest heading error of the trunk (the target heading is 0) each
-run reaches, and once more under its own aid started at the target speed (``init.forward_speed``
-1, the initial state's speed as a fraction of the target; the bound is 1.5); every run under the
+run reaches, and, for a best that starts at another speed, once more under its own aid started
+at the target speed (``init.forward_speed`` 1, the initial state's speed as a fraction of the
+target; the bound is 1.5); every run under the
 paper's termination rules (a stage whose task tightened the
 heading rule, ``termination.max_heading_error``, is held to 45 degrees here: the column says
 whether it kept within its own limit).

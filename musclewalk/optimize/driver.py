@@ -1062,7 +1062,7 @@ class Optimization:
         st = self.state
         if st.best_x is None:
             return []
-        at = self.space.at_bounds(self.space.values(st.best_x))
+        at = self.space.at_bounds(self._values(st.best_x))
         listed = ", ".join(
             f"{name} {value:.4g} ({side} {bound:g})" for name, value, side, bound in at[:shown]
         )

@@ -45,12 +45,14 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         parameters:                    # optional: this stage's own overrides, over the file's
           knee.theta: {lower: -0.1, start: -0.1}   # (a key here replaces the same key there)
     aid_steps:                         # optional: a balance aid taken away in steps, stages run
-      task: tasks/aid.yaml             # before `stages`: one per level, named aid_<level>, each
-      levels: [1, 0.7, 0.5, 0.35]      # with this task at that aid_level
+      task: tasks/aid.yaml             # before `stages`: one per level, named aid_<level:g>
+      levels: [1, 0.7, 0.5, 0.35]      # (two levels of one name are refused), each with this
+                                       # task (one with an assist) at that aid_level
       seed: 441                        # the first step's seed, each next step's one more
-      objective: geijtenbeek2013-progress   # and any stage value, for every step
-      duration: 5
-      stop_when_walking: true
+      objective: geijtenbeek2013-progress   # task, levels, seed required; objective and the
+      duration: 5                      # stage numbers and switches above (speed ... stop_when_met)
+      stop_when_walking: true          # optional, for every step (the file's start values apply
+                                       # to the first step, as to a first stage)
     parameters:                        # optional: the search space of every stage
       knee.theta: {lower: 0.0}         # narrowed bounds (lower and/or upper, absolute values
                                        # within the parameter's own bounds)
@@ -81,8 +83,9 @@ overrides it started with and running the file again with other ones is refused.
 
 A file that ``extends`` another (a .yaml file relative to it, itself possibly extending a third)
 is that file's values with its own over them: ``parameters`` and ``defaults`` key by key (a key
-here replaces the same key there), every other key (``stages`` and ``aid_steps`` included) whole
-(``aid_steps: null`` drops the extended file's steps). Relative paths are
+here replaces the same key there), every other key (``stages`` and ``aid_steps`` included) whole:
+a file that gives only ``stages`` keeps the extended file's aid steps before them (``aid_steps:
+null`` drops them). Relative paths are
 resolved against the file that names them. Such a file gives its own ``description`` (the extended
 one's would describe another experiment in every log); the extended file must be a valid
 experiment on its own (its errors name it). So a try that adds one bound to another's search space
@@ -156,8 +159,8 @@ _MERGED_KEYS = ("parameters", "defaults")
 
 def stage_key(index: int, generated: int) -> str:
     """Where an experiment file writes its stage ``index`` when its aid_steps section generated
-    the first ``generated`` stages."""
-    return "aid_steps" if index < generated else f"stages[{index - generated}]"
+    the first ``generated`` stages: stages[i], or aid_steps.levels[k] for the k-th step."""
+    return f"aid_steps.levels[{index}]" if index < generated else f"stages[{index - generated}]"
 
 
 def _absolute(value, folder: Path, key: str):
@@ -381,14 +384,19 @@ class Experiment:
     @staticmethod
     def _check_stop_terms(stages: tuple, objective: str, err, generated: int) -> None:
         """Each stage's stop_when_met names terms of the objective that have a threshold, and the
-        stage does not also stop when walking."""
+        stage does not also stop when walking (an error names aid_steps for a generated step: its
+        values are written there)."""
+
+        def written(i):
+            return "aid_steps" if i < generated else stage_key(i, generated)
+
         loaded = None
         for i, stage in enumerate(stages):
             if not stage.stop_when_met:
                 continue
             if stage.stop_when_walking:
                 raise err(
-                    f"{stage_key(i, generated)}.stop_when_met",
+                    f"{written(i)}.stop_when_met",
                     "a stage stops either when walking or when terms are met",
                 )
             if stage.objective is not None:
@@ -403,7 +411,7 @@ class Experiment:
             try:
                 own.check_stop_terms(stage.stop_when_met)
             except ObjectiveError as exc:
-                raise err(f"{stage_key(i, generated)}.stop_when_met", str(exc)) from None
+                raise err(f"{written(i)}.stop_when_met", str(exc)) from None
 
     @staticmethod
     def _task(data, path: Path, err) -> tuple[str, Task]:
@@ -486,7 +494,9 @@ class Experiment:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 1:
             raise err("aid_steps.seed", f"expected the first step's seed, an integer >= 1, got {seed!r}")
         values = {k: v for k, v in raw.items() if k not in AID_STEP_KEYS}
-        cls._stage_values(values, "aid_steps", err, stage_keys=AID_STEP_KEYS)
+        cls._stage_values(
+            values, "aid_steps", err, stage_keys=tuple(k for k in AID_STEP_KEYS if k not in STAGE_KEYS)
+        )
         if "objective" in raw:
             values["objective"] = cls._relative_file(raw["objective"], path, "aid_steps.objective", err)
             try:
@@ -505,7 +515,7 @@ class Experiment:
         first; an error in one names aid_steps)."""
         stages, names = [], set()
         for i, raw in enumerate(raw_stages, start=first):
-            key = f"stages[{i}]" if i >= 0 else "aid_steps"
+            key = f"stages[{i}]" if i >= 0 else f"aid_steps.levels[{i - first}]"
             if not isinstance(raw, dict):
                 raise err(key, "expected a mapping with a name")
             name = raw.get("name")

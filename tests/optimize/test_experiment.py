@@ -2,6 +2,7 @@
 best of the one before, and running it again resumes instead of starting over."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,12 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
     assert f"warm start: {first / 'best.json'}" in log
     assert "seed: 4, population: 4, sigma0: 0.2" in log
     assert "objective: geijtenbeek2013" in log
-    assert "best at a bound (within 1 % of its range): " in log
+    line = next(x for x in log.splitlines() if x.startswith("best at a bound (within 1 % of its range): "))
+    assert re.fullmatch(
+        r"best at a bound \(within 1 % of its range\): \d+ of \d+ optimized"
+        r"(: .+ \((lower|upper) [-0-9.e]+\).*)?",
+        line,
+    ), line
     best = json.loads((out / "best.json").read_text())
     assert best["objective_name"] == "geijtenbeek2013" and best["duration"] == 0.3
     # a second run with more generations in the file resumes the last stage only
@@ -349,7 +355,7 @@ def test_aid_steps_are_stages_of_one_task_at_falling_aid_levels(tmp_path, optimi
     assert [s.name for s in exp.stages] == ["aid_0.7", "aid_0.35", "final"]
     assert [s.seed for s in exp.stages] == [11, 12, 20]
     assert [s.aid_level for s in exp.stages] == [0.7, 0.35, None]
-    assert exp.stage_key(1) == "aid_steps" and exp.stage_key(2) == "stages[0]"
+    assert exp.stage_key(1) == "aid_steps.levels[1]" and exp.stage_key(2) == "stages[0]"
     settings = stage_settings(exp, 1)
     assert settings.task == str((tmp_path / "tasks" / "aid.yaml").resolve())
     assert settings.task_definition["assist"] == {"upright": 0.35, "support": 0.175}
@@ -475,3 +481,36 @@ def test_a_stage_with_an_aid_level_runs_its_task_scaled(tmp_path):
     )
     with pytest.raises(ExperimentError, match=r"stages\[0\].aid_level: the last stage runs"):
         Experiment.load(last)
+
+
+def test_a_committed_aid_continuation_generates_the_stages_it_wrote_out_before():
+    """The rewritten longlegs-walk-2.0-aidsteps.yaml generates the stages its explicit list had
+    (names, seeds, aid levels of tasks/aid.yaml: upright 1 and support 0.5 at level 1), then its
+    own stages; its runs resume from these checkpoints."""
+    exp = Experiment.load(REPO_EXPERIMENTS / "longlegs-walk-2.0-aidsteps.yaml")
+    levels = [0.7, 0.5, 0.35, 0.25, 0.18, 0.12, 0.09, 0.06, 0.03]
+    assert [s.name for s in exp.stages] == [f"aid_{level:g}" for level in levels] + ["progress", "walk"]
+    assert [s.seed for s in exp.stages] == list(range(421, 432))
+    for i, level in enumerate(levels):
+        stage = exp.stages[i]
+        assert (stage.duration, stage.generations, stage.stop_when_walking) == (5.0, 40, True)
+        assist = stage_settings(exp, i).task_definition["assist"]
+        assert assist == {"upright": float(f"{level}"), "support": float(f"{level / 2:g}")}
+    assert exp.stage_key(2) == "aid_steps.levels[2]" and exp.stage_key(9) == "stages[0]"
+
+
+def test_a_changed_aid_step_is_refused_on_resume_naming_the_step(tmp_path, optimize_cli):
+    """Resuming with an aid step's seed changed is refused, naming aid_steps.levels[k]; a file's
+    stage named like a generated one is refused naming the file's stage."""
+    aided_task(tmp_path)
+    steps = {"task": "tasks/aid.yaml", "levels": [0.5], "seed": 11, "generations": 1, "popsize": 4}
+    path = tiny(tmp_path, aid_steps=steps, stages=[{"name": "final", "seed": 20}])
+    out = tmp_path / "out"
+    r = optimize_cli(path, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    tiny(tmp_path, aid_steps={**steps, "seed": 12}, stages=[{"name": "final", "seed": 20}])
+    r = optimize_cli(path, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode != 0 and "aid_steps.levels[0].seed: the stage's checkpoint" in r.stderr
+    clash = tiny(tmp_path, aid_steps=steps, stages=[{"name": "aid_0.5"}, {"name": "final"}])
+    with pytest.raises(ExperimentError, match=r"stages\[0\].name: 'aid_0.5' used twice"):
+        Experiment.load(clash)
