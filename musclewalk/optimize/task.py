@@ -200,7 +200,10 @@ class Task:
             self.assist, upright=self.assist.upright * level, support=self.assist.support * level
         )
         description = f"{self.description}; its aid at {level:g} of that" if self.description else ""
-        return replace(self, name=f"{self.name}-{level:g}", description=description, assist=assist)
+        scaled = replace(self, name=f"{self.name}-{level:g}", description=description, assist=assist)
+        # the scaled aid within the assist section's bounds (e.g. support below body weight)
+        Task.from_dict(scaled.as_dict(), scaled.name, source=f"{self.source} at aid level {level:g}")
+        return scaled
 
     def summary(self) -> str:
         """One line for log.txt: the perturbations."""

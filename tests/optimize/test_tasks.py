@@ -939,3 +939,5 @@ def test_a_task_at_an_aid_level_scales_its_aid_and_keeps_the_rest(tmp_path):
         Task.load("walk").at_aid_level(0.5)
     with pytest.raises(TaskError, match="aid level: expected a number > 0"):
         Task.load(aided).at_aid_level(0)
+    with pytest.raises(TaskError, match=r"at aid level 2: assist.support: "):  # the whole body weight
+        Task.load(aided).at_aid_level(2)
