@@ -95,10 +95,10 @@ def table(run: Path, duration: float) -> str:
                 {**values, "init.forward_speed": 1.0},
             )
         )
-    for name, assist, values in rows:
+    for name, assist, run_values in rows:
         scenario = Scenario(speed=speed, duration=duration, assist=assist)
         heading = HeadingTrace(trunk)
-        result = sim.run(scenario, values, observers=[heading])
+        result = sim.run(scenario, run_values, observers=[heading])
         largest = math.degrees(heading.largest_error)
         summary = result.summary(scenario)
         upright = ""
