@@ -3,8 +3,8 @@
 
 For each run under models/optimized/ (best.json + optimized.osim): re-simulate it from the
 committed files (its speed, 10 s), `musclewalk analyze` and `musclewalk compare` it, copy its
-kinematics and muscle sheets to docs/images/<run>-compare-*.png and write one Markdown table
-of headline numbers (docs/tables/committed_comparison.md).
+kinematics, kinetics and muscle sheets to docs/images/<run>-compare-*.png and write two Markdown
+tables of headline numbers, kinematics and kinetics (docs/tables/committed_comparison.md).
 
     python3.11 analysis/committed_comparison.py [--runs DIR ...] [--work DIR]
 """
@@ -100,6 +100,49 @@ def row(name, analysis, comparison) -> str:
     )
 
 
+KINETICS_HEADER = (
+    "| run (right side) | hip extensor moment r / peak, N m/kg (at %) | hip abductor moment r | knee "
+    "extensor moment r / peak (at %) | ankle plantarflexor moment r / peak (at %) | ankle power "
+    "peak, W/kg (at %) | mean root residual, BW |"
+)
+
+
+def kinetics_row(name, comparison) -> str:
+    """The joint moments and powers (inverse dynamics) of the right side against the norm; the
+    norm's peaks in the table's last row (kinetics_norm_row)."""
+    k = comparison["kinetic_variables"]
+
+    def r(variable):
+        m = k.get(f"r.{variable}")
+        return "n/a" if m is None or m["r"] is None else f"{m['r']:.2f}"
+
+    def peak(variable):
+        m = k.get(f"r.{variable}")
+        return "n/a" if m is None else f"{m['peak']:.2f} ({m['peak_percent']:.0f})"
+
+    residual = comparison["source"].get("kinetics", {}).get("mean_root_residual_force_bw")
+    return (
+        f"| {name} | {r('hip_extension_moment')} / {peak('hip_extension_moment')} | "
+        f"{r('hip_abduction_moment')} | {r('knee_extension_moment')} / {peak('knee_extension_moment')} | "
+        f"{r('ankle_plantarflexion_moment')} / {peak('ankle_plantarflexion_moment')} | "
+        f"{peak('ankle_power')} | {'n/a' if residual is None else f'{residual:.3f}'} |"
+    )
+
+
+def kinetics_norm_row(comparison) -> str:
+    k = comparison["kinetic_variables"]
+
+    def peak(variable):
+        m = k[f"r.{variable}"]
+        return f"{m['reference_peak']:.2f} ({m['reference_peak_percent']:.0f})"
+
+    return (
+        f"| normative (gaitutils) | 1 / {peak('hip_extension_moment')} | 1 | "
+        f"1 / {peak('knee_extension_moment')} | 1 / {peak('ankle_plantarflexion_moment')} | "
+        f"{peak('ankle_power')} | |"
+    )
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -119,15 +162,26 @@ def main(argv=None) -> int:
         "m (norm) | stance % (norm) | vGRF first peak, BW | CoT gross / net, J/(kg m) |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    kinetic_rows = [
+        "Joint moments and powers (inverse dynamics of the re-simulated kinematics under its GRF; "
+        "Plug-in Gait's convention, per kg; r with the normative mean):",
+        "",
+        KINETICS_HEADER,
+        "|---|---|---|---|---|---|---|",
+    ]
+    comparison = None
     for run in args.runs:
         analysis, comparison, cmp_dir = resimulate(run, work)
         rows.append(row(run.name, analysis, comparison))
+        kinetic_rows.append(kinetics_row(run.name, comparison))
         print(rows[-1], flush=True)
-        shutil.copy(cmp_dir / "kinematics.png", args.images / f"{run.name}-compare-kinematics.png")
-        if (cmp_dir / "muscles.png").exists():
-            shutil.copy(cmp_dir / "muscles.png", args.images / f"{run.name}-compare-muscles.png")
+        for sheet in ("kinematics", "kinetics", "muscles"):
+            if (cmp_dir / f"{sheet}.png").exists():
+                shutil.copy(cmp_dir / f"{sheet}.png", args.images / f"{run.name}-compare-{sheet}.png")
+    if comparison is not None and comparison.get("kinetic_variables"):
+        kinetic_rows.append(kinetics_norm_row(comparison))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(rows) + "\n")
+    args.out.write_text("\n".join(rows + [""] + kinetic_rows) + "\n")
     print(f"wrote {args.out}")
     return 0
 

@@ -399,6 +399,8 @@ COMPARISON_FILES = (
     "kinematics.svg",
     "grf.png",
     "grf.svg",
+    "kinetics.png",
+    "kinetics.svg",
     "muscles.png",
     "muscles.svg",
 )
@@ -452,7 +454,7 @@ def _cmd_compare(args):
                 )
                 + "\n"
             )
-            for sheet in ("kinematics", "grf"):
+            for sheet in ("kinematics", "grf", "kinetics"):
                 compare.failure_sheet(message, folder / sheet)
 
         replace_folder(args.out, record)
@@ -904,7 +906,8 @@ def _add_compare_command(sub) -> None:
         "--out",
         type=Path,
         required=True,
-        help="folder for comparison.json, summary.md, kinematics.png/svg, grf.png/svg",
+        help="folder for comparison.json, summary.md, kinematics.png/svg, grf.png/svg, kinetics.png/svg "
+        "(joint moments and powers by inverse dynamics), muscles.png/svg",
     )
     s.add_argument(
         "--record-failure",

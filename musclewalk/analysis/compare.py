@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import gait, reference
-from .reference import CURVES, GPS_VARIABLES, PERCENT, VARIABLES
+from .reference import CURVES, GPS_VARIABLES, KINETICS, PERCENT, VARIABLES
 
 LABELS = {k: label for k, (_, label) in VARIABLES.items()}
 
@@ -48,6 +48,11 @@ def curve_metrics(curve, ref_mean, ref_sd) -> dict:
         "reference_peak_deg": float(ref_mean.max()),
         "reference_peak_percent": float(PERCENT[int(np.argmax(ref_mean))]),
     }
+
+
+def kinetic_metrics(curve, ref_mean, ref_sd) -> dict:
+    """curve_metrics of a kinetic variable (a joint moment or power, in its unit)."""
+    return {k.removesuffix("_deg"): v for k, v in curve_metrics(curve, ref_mean, ref_sd).items()}
 
 
 def gait_profile_score(gvs: dict) -> float | None:
@@ -157,8 +162,11 @@ def trial_reference(trial: gait.Trial, skip: float = 0.0, side: str = "both") ->
     cycles = gait.gait_cycles(trial, skip=skip)
     sides = ("r", "l") if side == "both" else (side,)
     curves = {}
-    for variable in CURVES:
-        rows = np.vstack([gait.normalized(trial, cycles, s, variable) for s in sides])
+    for variable in (*CURVES, *KINETICS):
+        present = [s for s in sides if (s, variable) in trial.angles or (s, variable) in trial.kinetics]
+        if not present:
+            continue
+        rows = np.vstack([gait.normalized(trial, cycles, s, variable) for s in present])
         if len(rows):
             curves[variable] = (rows.mean(axis=0), rows.std(axis=0))
     if not curves:
@@ -217,6 +225,7 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
             # mean over cycles of the raw signal's largest force in the first 6 % of each
             "impact_bw": _nan_mean(gait.impact_peaks(trial, cycles, side, IMPACT_END)),
         }
+    out["kinetic_curves"], out["kinetic_variables"] = _kinetics(trial, cycles, ref, sides)
     out["gps_deg"] = gait_profile_score(all_gvs)
     # Movement Analysis Profile: the GVS of each variable over the sides compared
     out["map_deg"] = {
@@ -253,6 +262,11 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
             "source": other.source,
             "variables": variables,
             "gps_deg": gait_profile_score(gvs),
+            "kinetic_variables": {
+                key: kinetic_metrics(c["mean"], *other.curves[key.split(".", 1)[1]])
+                for key, c in out["kinetic_curves"].items()
+                if key.split(".", 1)[1] in other.curves
+            },
         }
     out["cycles"] = [
         {"side": c.side, "start_s": c.start, "end_s": c.end, "foot_off_percent": c.percent(c.foot_off)}
@@ -261,51 +275,84 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
     return out
 
 
+def _kinetics(trial: gait.Trial, cycles, ref: reference.Reference, sides) -> tuple[dict, dict]:
+    """The mean and SD over each side's cycles of every kinetic variable the trial has, and its
+    metrics against ``ref`` (kinetic_metrics)."""
+    curves, variables = {}, {}
+    for side in sides:
+        for variable in KINETICS:
+            if (side, variable) not in trial.kinetics:
+                continue
+            rows = gait.normalized(trial, cycles, side, variable)
+            if not len(rows):
+                continue
+            key = f"{side}.{variable}"
+            curves[key] = {
+                "mean": rows.mean(axis=0).tolist(),
+                "sd": rows.std(axis=0).tolist(),
+                "cycles": len(rows),
+            }
+            if variable in ref.curves:
+                variables[key] = kinetic_metrics(rows.mean(axis=0), *ref.curves[variable])
+    return curves, variables
+
+
 # ---------------------------------------------------------------------------------- figures
+SIDE_COLOURS = {"r": "#c0392b", "l": "#2471a3"}
+OTHER_COLOURS = ("#27ae60", "#8e44ad", "#d35400")
+
+
+def _panel(ax, variable, result, ref, others, curves: dict, variables: dict, rmse: str, unit: str) -> None:
+    """One variable over the gait cycle: the reference band (and further references), each side's
+    mean and SD with its foot-off, and each side's RMSE (``rmse``: the format of its value,
+    ``unit`` after it) and r."""
+    if variable in ref.curves:
+        m, s = ref.curves[variable]
+        ax.fill_between(PERCENT, m - s, m + s, color="0.82", lw=0, label=ref.name)
+        ax.plot(PERCENT, m, color="0.55", lw=1)
+    for other, colour in zip(others, OTHER_COLOURS):
+        if variable in other.curves:
+            m, s = other.curves[variable]
+            ax.fill_between(PERCENT, m - s, m + s, color=colour, alpha=0.12, lw=0)
+            ax.plot(PERCENT, m, color=colour, lw=1, ls="--", label=other.name)
+    for row, side in enumerate(result["sides"]):
+        key = f"{side}.{variable}"
+        if key not in curves:
+            continue
+        c = curves[key]
+        mean, sd = np.array(c["mean"]), np.array(c["sd"])
+        ax.plot(PERCENT, mean, color=SIDE_COLOURS[side], lw=1.6, label=f"{side} (n={c['cycles']})")
+        ax.fill_between(PERCENT, mean - sd, mean + sd, color=SIDE_COLOURS[side], alpha=0.15, lw=0)
+        offs = [c_["foot_off_percent"] for c_ in result["cycles"] if c_["side"] == side]
+        if offs:
+            ax.axvline(np.mean(offs), color=SIDE_COLOURS[side], lw=0.8, ls="--")
+        metrics = variables.get(key)
+        if metrics:
+            r = metrics["r"]
+            value = metrics.get("rmse_deg", metrics.get("rmse"))
+            ax.text(
+                0.02,
+                0.97 - 0.1 * row,
+                f"{side}: RMSE {format(value, rmse)}{unit}, r " + ("n/a" if r is None else f"{r:.2f}"),
+                transform=ax.transAxes,
+                va="top",
+                fontsize=7,
+                color=SIDE_COLOURS[side],
+            )
+    ax.set_xlim(0, 100)
+    ax.tick_params(labelsize=7)
+
+
 def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path, others=()) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(11, 9), dpi=110)
     FigureCanvasAgg(fig)
-    colours = {"r": "#c0392b", "l": "#2471a3"}
     for i, variable in enumerate(CURVES):
         ax = fig.add_subplot(3, 3, i + 1)
-        if variable in ref.curves:
-            m, s = ref.curves[variable]
-            ax.fill_between(PERCENT, m - s, m + s, color="0.82", lw=0, label=ref.name)
-            ax.plot(PERCENT, m, color="0.55", lw=1)
-        for other, colour in zip(others, ("#27ae60", "#8e44ad", "#d35400")):
-            if variable in other.curves:
-                m, s = other.curves[variable]
-                ax.fill_between(PERCENT, m - s, m + s, color=colour, alpha=0.12, lw=0)
-                ax.plot(PERCENT, m, color=colour, lw=1, ls="--", label=other.name)
-        for side in result["sides"]:
-            key = f"{side}.{variable}"
-            if key not in result["curves"]:
-                continue
-            c = result["curves"][key]
-            mean, sd = np.array(c["mean"]), np.array(c["sd"])
-            ax.plot(PERCENT, mean, color=colours[side], lw=1.6, label=f"{side} (n={c['cycles']})")
-            ax.fill_between(PERCENT, mean - sd, mean + sd, color=colours[side], alpha=0.15, lw=0)
-            offs = [c_["foot_off_percent"] for c_ in result["cycles"] if c_["side"] == side]
-            if offs:
-                ax.axvline(np.mean(offs), color=colours[side], lw=0.8, ls="--")
-            metrics = result["variables"].get(key)
-            if metrics:
-                r = metrics["r"]
-                ax.text(
-                    0.02,
-                    0.97 - 0.1 * result["sides"].index(side),
-                    f"{side}: RMSE {metrics['rmse_deg']:.1f}°, r " + ("n/a" if r is None else f"{r:.2f}"),
-                    transform=ax.transAxes,
-                    va="top",
-                    fontsize=7,
-                    color=colours[side],
-                )
+        _panel(ax, variable, result, ref, others, result["curves"], result["variables"], ".1f", "°")
         ax.set_title(LABELS[variable], fontsize=9)
-        ax.set_xlim(0, 100)
-        ax.tick_params(labelsize=7)
         if i >= 6:
             ax.set_xlabel("% gait cycle", fontsize=8)
         if i % 3 == 0:
@@ -320,6 +367,29 @@ def kinematics_sheet(result: dict, ref: reference.Reference, path_base: Path, ot
     return _save(fig, path_base)
 
 
+def kinetics_sheet(result: dict, ref: reference.Reference, path_base: Path, others=()) -> list[Path]:
+    """Joint moments and powers over the gait cycle against the reference bands."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(12, 6), dpi=110)
+    FigureCanvasAgg(fig)
+    for i, (variable, spec) in enumerate(KINETICS.items()):
+        ax = fig.add_subplot(2, 4, i + 1)
+        curves, variables = result["kinetic_curves"], result["kinetic_variables"]
+        _panel(ax, variable, result, ref, others, curves, variables, ".2f", "")
+        ax.axhline(0.0, color="0.3", lw=0.5)
+        ax.set_title(spec.label, fontsize=9)
+        ax.set_ylabel(spec.unit, fontsize=8)
+        if i >= 4:
+            ax.set_xlabel("% gait cycle", fontsize=8)
+        if i == 0:
+            ax.legend(fontsize=6, loc="lower left")
+    fig.suptitle(f"{result['trial']} vs {ref.name}: joint moments and powers (inverse dynamics)", fontsize=11)
+    fig.tight_layout()
+    return _save(fig, path_base)
+
+
 def grf_sheet(result: dict, path_base: Path) -> list[Path]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -327,11 +397,10 @@ def grf_sheet(result: dict, path_base: Path) -> list[Path]:
     fig = Figure(figsize=(5, 3.4), dpi=110)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
-    colours = {"r": "#c0392b", "l": "#2471a3"}
     for side, v in result["vgrf"].items():
         mean, sd = np.array(v["mean"]), np.array(v["sd"])
-        ax.plot(PERCENT, mean, color=colours[side], label=side)
-        ax.fill_between(PERCENT, mean - sd, mean + sd, color=colours[side], alpha=0.15, lw=0)
+        ax.plot(PERCENT, mean, color=SIDE_COLOURS[side], label=side)
+        ax.fill_between(PERCENT, mean - sd, mean + sd, color=SIDE_COLOURS[side], alpha=0.15, lw=0)
     ax.set_xlabel("% gait cycle")
     ax.set_ylabel("vertical GRF (body weights)")
     ax.set_xlim(0, 100)
@@ -440,6 +509,21 @@ def summary_markdown(result: dict) -> str:
                 f"{fmt(m['best_r_within_shift'])} | {m['best_shift_percent']:.0f} | "
                 f"{m['on_off_agreement_percent']:.0f} |"
             )
+    if result.get("kinetic_variables"):
+        lines += [
+            "",
+            "| joint moment / power (inverse dynamics) | side | unit | RMSE | RMSE offset removed | r "
+            "| peak (at %) | reference peak (at %) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for key, m in result["kinetic_variables"].items():
+            side, variable = key.split(".", 1)
+            lines.append(
+                f"| {variable} | {side} | {KINETICS[variable].unit} | {m['rmse']:.2f} | "
+                f"{m['rmse_offset_removed']:.2f} | {fmt(m['r'])} | "
+                f"{m['peak']:.2f} ({m['peak_percent']:.0f}) | "
+                f"{m['reference_peak']:.2f} ({m['reference_peak_percent']:.0f}) |"
+            )
     lines += [
         "",
         "| vertical GRF (BW) | peak 1 | of it: 0-6 % (impact) | 6-35 % (loading) | valley | peak 2 |",
@@ -458,7 +542,7 @@ def summary_markdown(result: dict) -> str:
 def write_comparison(
     trial: gait.Trial, ref: reference.Reference, out_dir, skip: float, sides=("r", "l"), others=()
 ) -> dict:
-    """comparison.json, summary.md and the kinematics, GRF (and muscle) sheets in ``out_dir``
+    """comparison.json, summary.md and the kinematics, GRF (kinetics, muscle) sheets in ``out_dir``
     (each file atomically); ``others``: further references drawn and scored beside ``ref``."""
     from ..model.osim import write_atomic
 
@@ -467,6 +551,11 @@ def write_comparison(
     out_dir.mkdir(parents=True, exist_ok=True)
     kinematics_sheet(result, ref, out_dir / "kinematics", others)
     grf_sheet(result, out_dir / "grf")
+    if result.get("kinetic_curves"):
+        kinetics_sheet(result, ref, out_dir / "kinetics", others)
+    else:  # the sheet is there either way (the workflow's report shows it): it says why not
+        reason = (trial.source.get("kinetics") or {}).get("error", "the trial has no joint moments")
+        failure_sheet(f"no inverse dynamics: {reason}", out_dir / "kinetics")
     if result.get("muscles"):
         muscle_sheet(result, ref, out_dir / "muscles")
     write_atomic(out_dir / "summary.md", summary_markdown(result).encode())

@@ -46,6 +46,8 @@ class Trial:
     source: dict = field(default_factory=dict)
     activation_time: np.ndarray | None = None  # (k,) s
     activations: dict = field(default_factory=dict)  # muscle name -> (k,) activation
+    # (side, variable) -> (n,) on time: joint moments and powers (analysis.kinetics), per kg
+    kinetics: dict = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------- segments
@@ -224,8 +226,9 @@ def coordinate_rows(model, table, in_degrees: bool, source, speeds: bool = False
     )
 
 
-def from_simulation(run_dir) -> Trial:
-    """A `musclewalk simulate` folder (summary.json, states.sto, grf.mot)."""
+def from_simulation(run_dir, kinetics: bool = True) -> Trial:
+    """A `musclewalk simulate` folder (summary.json, states.sto, grf.mot; with ``kinetics``, joint
+    moments and powers by inverse dynamics of its kinematics.mot and grf_loads.xml)."""
     import json
 
     run_dir = Path(run_dir)
@@ -238,6 +241,7 @@ def from_simulation(run_dir) -> Trial:
     except (json.JSONDecodeError, KeyError, TypeError) as exc:
         raise GaitError(f"{summary_path}: model: missing or unreadable ({exc})") from None
     model = _model(model_path)
+    segments = leg_segments(model)
     states = _storage(run_dir / "states.sto", "states file")
     rows = coordinate_rows(model, states, False, run_dir / "states.sto")
     grf = _storage(run_dir / "grf.mot", "GRF file")
@@ -247,7 +251,7 @@ def from_simulation(run_dir) -> Trial:
     trial = _trial(
         run_dir.name,
         model,
-        leg_segments(model),
+        segments,
         rows,
         states["time"].to_numpy(float),
         grf,
@@ -255,6 +259,10 @@ def from_simulation(run_dir) -> Trial:
         float(meta.total_mass),
         {"kind": "simulation", "folder": str(run_dir), "model": str(model_path)},
     )
+    if kinetics:
+        from .kinetics import add_kinetics
+
+        add_kinetics(trial, model, run_dir / "kinematics.mot", run_dir / "grf_loads.xml", segments)
     muscles_path = run_dir / "muscles.csv"
     if muscles_path.is_file():
         import pandas as pd
@@ -269,9 +277,17 @@ def from_simulation(run_dir) -> Trial:
     return trial
 
 
-def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None) -> Trial:
+# the usual low-pass filter of a lab trial's coordinates before inverse dynamics (OpenSim's own
+# example of this trial, subject01_Setup_InverseDynamics.xml, uses 6 Hz)
+LAB_LOWPASS_HZ = 6.0
+
+
+def from_opensim_trial(
+    model_path, ik_path, grf_path, loads_path, body_mass=None, kinetics: bool = True
+) -> Trial:
     """A lab trial: model, IK .mot, GRF .mot and the ExternalLoads .xml that says which columns
-    are which foot's."""
+    are which foot's (with ``kinetics``, joint moments and powers by inverse dynamics of the IK
+    file, filtered at LAB_LOWPASS_HZ, under those loads)."""
     from lxml import etree
 
     model = _model(model_path)
@@ -299,7 +315,7 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
         raise GaitError(f"{loads_path}: no ExternalForce applied to each foot (found: {prefixes})")
     if body_mass is None:
         body_mass = sum(model.getBodySet().get(i).getMass() for i in range(model.getBodySet().getSize()))
-    return _trial(
+    trial = _trial(
         Path(ik_path).stem,
         model,
         seg,
@@ -316,6 +332,11 @@ def from_opensim_trial(model_path, ik_path, grf_path, loads_path, body_mass=None
             "external_loads": str(loads_path),
         },
     )
+    if kinetics:
+        from .kinetics import add_kinetics
+
+        add_kinetics(trial, model, ik_path, loads_path, seg, LAB_LOWPASS_HZ)
+    return trial
 
 
 def _trial(name, model, seg, rows, time, grf, prefixes, mass, source) -> Trial:
@@ -414,8 +435,13 @@ def gait_cycles(trial: Trial, skip: float = 0.0, tolerance: float = 0.2) -> list
 
 
 def normalized(trial: Trial, cycles: list[Cycle], side: str, variable: str) -> np.ndarray:
-    """(cycles, 51) of a variable over each of the side's cycles, 0-100 % in 2 % steps."""
-    values = trial.angles[(side, variable)]
+    """(cycles, 51) of a variable (an angle or a kinetic variable) over each of the side's cycles,
+    0-100 % in 2 % steps."""
+    values = (
+        trial.angles[(side, variable)]
+        if (side, variable) in trial.angles
+        else trial.kinetics[(side, variable)]
+    )
     rows = [
         np.interp(c.start + PERCENT / 100.0 * c.duration, trial.time, values)
         for c in cycles

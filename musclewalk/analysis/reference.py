@@ -6,7 +6,7 @@ Hospital gait lab; https://github.com/Gait-lab-HUS/gaitutils) ships as package d
 ``timedist_normaldata.json`` (time-distance norms). The files are read where pip installed them,
 without importing gaitutils (its ``__init__`` imports modules whose dependencies it does not
 declare). A user's own reference: a CSV of normative bands with the columns
-``variable, percent, mean, sd`` (variables named as in `CURVES`)."""
+``variable, percent, mean, sd`` (variables named as in `CURVES` or `KINETICS`)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,38 @@ VARIABLES = {
     "foot_progression": ("FootProgression", "Foot progression (int +)"),
 }
 CURVES = {k: v[0] for k, v in VARIABLES.items()}
+
+
+@dataclass(frozen=True)
+class KineticVariable:
+    gcd: str  # the GCD's name
+    label: str
+    unit: str
+    joint: str  # hip, knee or ankle (analysis.kinetics.LEG_JOINTS)
+    angle: str | None  # the clinical angle whose axis the moment is about (None: joint power)
+    sign: float  # Plug-in Gait's moment per the moment toward the angle's positive direction
+
+
+# Plug-in Gait kinetics: internal moments per kg, extensor / abductor / plantarflexor positive
+# (each opposite to its angle's positive direction: flexion, adduction, dorsiflexion), and joint
+# power per kg, generation positive (analysis.kinetics)
+KINETICS = {
+    "hip_extension_moment": KineticVariable(
+        "HipFlexExtMoment", "Hip moment (ext +)", "N m/kg", "hip", "hip_flexion", -1.0
+    ),
+    "hip_abduction_moment": KineticVariable(
+        "HipAbAdductMoment", "Hip moment (abd +)", "N m/kg", "hip", "hip_adduction", -1.0
+    ),
+    "knee_extension_moment": KineticVariable(
+        "KneeFlexExtMoment", "Knee moment (ext +)", "N m/kg", "knee", "knee_flexion", -1.0
+    ),
+    "ankle_plantarflexion_moment": KineticVariable(
+        "DorsiPlanFlexMoment", "Ankle moment (plantarflexor +)", "N m/kg", "ankle", "ankle_dorsiflexion", -1.0
+    ),
+    "hip_power": KineticVariable("HipPower", "Hip power (generation +)", "W/kg", "hip", None, 1.0),
+    "knee_power": KineticVariable("KneePower", "Knee power (generation +)", "W/kg", "knee", None, 1.0),
+    "ankle_power": KineticVariable("AnklePower", "Ankle power (generation +)", "W/kg", "ankle", None, 1.0),
+}
 # the nine variables of the Gait Profile Score (Baker et al. 2009)
 GPS_VARIABLES = tuple(CURVES)
 
@@ -45,7 +77,9 @@ class ReferenceError(ValueError):
 class Reference:
     name: str
     source: str
-    curves: dict = field(default_factory=dict)  # variable -> (mean (51,), sd (51,)), deg
+    curves: dict = field(
+        default_factory=dict
+    )  # variable -> (mean (51,), sd (51,)), deg (KINETICS: their unit)
     scalars: dict = field(default_factory=dict)  # time-distance norms
     emg: dict = field(default_factory=dict)  # "R"/"L" + channel -> (101,) envelope
 
@@ -94,7 +128,7 @@ def normative() -> Reference:
     gcd = _gaitutils_file("normal.gcd")
     table = read_gcd(gcd)
     curves = {}
-    for ours, theirs in CURVES.items():
+    for ours, theirs in {**CURVES, **{k: v.gcd for k, v in KINETICS.items()}}.items():
         rows = table.get(theirs)
         if rows is None or rows.shape != (51, 2):
             raise ReferenceError(f"{gcd}: {theirs}: expected 51 rows of mean and SD")
@@ -129,7 +163,8 @@ def _version() -> str:
 
 
 def from_csv(path) -> Reference:
-    """A user's normative bands: columns variable, percent, mean, sd (degrees)."""
+    """A user's normative bands: columns variable, percent, mean, sd (degrees; the kinetic
+    variables, KINETICS, in their units)."""
     import pandas as pd
 
     path = Path(path)
@@ -142,8 +177,9 @@ def from_csv(path) -> Reference:
         raise ReferenceError(f"{path}: missing columns {sorted(missing)}")
     curves = {}
     for name, rows in table.groupby("variable"):
-        if name not in CURVES:
-            raise ReferenceError(f"{path}: variable {name!r} unknown (known: {', '.join(CURVES)})")
+        if name not in CURVES and name not in KINETICS:
+            known = ", ".join([*CURVES, *KINETICS])
+            raise ReferenceError(f"{path}: variable {name!r} unknown (known: {known})")
         rows = rows.sort_values("percent")
         curves[name] = (
             np.interp(PERCENT, rows["percent"], rows["mean"]),

@@ -3,26 +3,16 @@ the normative reference, and a lab trial (OpenSim's subject01) through the same 
 
 import json
 import shutil
-from pathlib import Path
 
 import numpy as np
 import pytest
 from cli_run import run_cli
 from lxml import etree
+from subject01 import SUBJECT, TRIAL, needs_subject
 
 from musclewalk.analysis import compare, gait, reference
-from musclewalk.analysis.reference import CURVES, PERCENT
+from musclewalk.analysis.reference import CURVES, KINETICS, PERCENT
 from musclewalk.sim.outputs import read_storage, write_storage
-
-REPO = Path(__file__).resolve().parents[2]
-SUBJECT = REPO.parent / "shared" / "reference" / "opensim-gait10dof18musc"
-TRIAL = [
-    SUBJECT / "subject01.osim",
-    SUBJECT / "subject01_walk_IK.mot",
-    SUBJECT / "subject01_walk_grf.mot",
-    SUBJECT / "subject01_walk_grf.xml",
-]
-needs_subject = pytest.mark.skipif(not SUBJECT.is_dir(), reason="../shared/reference missing")
 
 
 def cli(*args):
@@ -38,7 +28,7 @@ def test_the_reference_scored_against_itself_is_perfect():
         assert m["r"] == pytest.approx(1.0)
         gvs[variable] = m["rmse_deg"]
     assert compare.gait_profile_score(gvs) == 0
-    assert set(ref.curves) == set(CURVES) and len(PERCENT) == 51
+    assert set(ref.curves) == set(CURVES) | set(KINETICS) and len(PERCENT) == 51
     # a curve one SD above the reference everywhere: |z| = 1, RMSE = RMS of the SD
     mean, sd = ref.curves["knee_flexion"]
     m = compare.curve_metrics(mean + sd, mean, sd)
@@ -97,8 +87,9 @@ def test_a_lab_trial_through_compare_matches_the_normative_curves(tmp_path):
         assert result["variables"][f"{side}.knee_flexion"]["r"] >= 0.9
         assert result["curves"][f"{side}.knee_flexion"]["mean"][35] > 40  # knee flexes in swing
     assert 0.9 < result["vgrf"]["r"]["peak1_bw"] < 1.4
-    for name in ("summary.md", "kinematics.png", "kinematics.svg", "grf.png", "grf.svg"):
+    for name in ("summary.md", "kinematics.png", "kinematics.svg", "grf.png", "grf.svg", "kinetics.png"):
         assert (out / name).stat().st_size > 0
+    assert result["kinetic_variables"]["r.ankle_plantarflexion_moment"]["r"] > 0.95
 
 
 @needs_subject
@@ -137,6 +128,12 @@ def test_a_flipped_knee_axis_gives_the_same_knee_flexion(tmp_path):
     for side in "rl":
         np.testing.assert_allclose(
             b.angles[(side, "knee_flexion")], a.angles[(side, "knee_flexion")], atol=1e-6
+        )
+        # and the same knee moment (N m/kg): the coordinate is read with its sign turned
+        np.testing.assert_allclose(
+            b.kinetics[(side, "knee_extension_moment")],
+            a.kinetics[(side, "knee_extension_moment")],
+            atol=1e-3,
         )
 
 

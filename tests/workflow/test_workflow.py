@@ -91,6 +91,7 @@ def test_the_tiny_test_config_runs_the_whole_chain(tmp_path):
     assert "Where each muscle's excitation comes from" in report
     assert "| vasti |" in report and "force_feedback" in report
     assert (tmp_path / "results/compare/HumanLegs-walk-1.3/kinematics.png").stat().st_size > 0
+    assert (tmp_path / "results/compare/HumanLegs-walk-1.3/kinetics.png").stat().st_size > 0
     # the Snakemake HTML report of the run, with the figures and their captions
     html = tmp_path / "report.html"
     proc = subprocess.run(

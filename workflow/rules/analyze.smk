@@ -16,7 +16,7 @@ rule analyze:
 
 
 # The gait against the human normative reference (gaitutils): cycles after 2 s, clinical angles,
-# GRF, spatiotemporal parameters, Gait Profile Score.
+# GRF, joint moments and powers (inverse dynamics), spatiotemporal parameters, Gait Profile Score.
 rule compare:
     input:
         "results/simulate/{run}/summary.json",
@@ -28,6 +28,9 @@ rule compare:
         grf=report("results/compare/{run}/grf.png", caption="../report/grf.rst",
                    category="Against human data", subcategory="{run}",
                    labels={"run": "{run}", "figure": "vertical GRF"}),
+        kinetics=report("results/compare/{run}/kinetics.png", caption="../report/kinetics.rst",
+                        category="Against human data", subcategory="{run}",
+                        labels={"run": "{run}", "figure": "joint moments and powers"}),
     log:
         "results/logs/compare_{run}.log",
     params:

@@ -38,7 +38,8 @@ def main(sm):
     for run, comparison in zip(sm.params.runs, sm.input.comparisons):
         error = json.load(open(comparison)).get("error")
         lines.append(f"{run}: {error}" if error else
-                     f"![{run} kinematics](compare/{run}/kinematics.png)")
+                     f"![{run} kinematics](compare/{run}/kinematics.png)\n"
+                     f"![{run} joint moments and powers](compare/{run}/kinetics.png)")
     lines += ["", "Where each muscle's excitation comes from (`musclewalk analyze`'s "
               "excitation_sources: constant + each feedback term of the controller, by feature and "
               "plane + clipping; mean excitations in the stance and swing of the leg on its "
