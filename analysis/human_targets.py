@@ -278,10 +278,37 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
         f"| {m} | {value} | {goal} | {human} | {'yes' if ok else 'no'} |"
         for m, value, goal, human, ok in rows
     ]
-    extra = [*grf_split(comparison), *diagnostics(analysis)]
+    extra = [*grf_split(comparison), *kinetics_lines(comparison), *diagnostics(analysis)]
     if extra:
         lines += ["", *(f"- {line}" for line in extra)]
     return "\n".join(lines) + "\n"
+
+
+def kinetics_lines(comparison: dict) -> list[str]:
+    """Where the gait's work comes from (inverse dynamics, `musclewalk compare`; not targets):
+    the ankle's push-off and the knee's mid-stance moment against the norm."""
+    k = comparison.get("kinetic_variables") or {}
+    curves = comparison.get("kinetic_curves") or {}
+    keys = [f"{s}.ankle_power" for s in SIDES] + [f"{s}.knee_extension_moment" for s in SIDES]
+    if not all(key in k and key in curves for key in keys):
+        return []
+    ankle = [k[f"{s}.ankle_power"] for s in SIDES]
+    plantar = [k.get(f"{s}.ankle_plantarflexion_moment") for s in SIDES]
+    knee = [float(np.mean(_window(curves[f"{s}.knee_extension_moment"]["mean"], 20, 50))) for s in SIDES]
+    lines = [
+        "ankle power peak (right / left), W/kg: "
+        f"{_fmt([a['peak'] for a in ankle], '.2f')} at {_fmt([a['peak_percent'] for a in ankle], '.0f')} % "
+        f"(human {ankle[0]['reference_peak']:.2f} at {ankle[0]['reference_peak_percent']:.0f} %: push-off)",
+        f"knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +: {_fmt(knee, '.2f')} (human ≈ 0)",
+    ]
+    if all(plantar):
+        r, peak, at = ([p[key] for p in plantar] for key in ("r", "peak", "peak_percent"))
+        human = f"{plantar[0]['reference_peak']:.2f} at {plantar[0]['reference_peak_percent']:.0f} %"
+        lines.append(
+            f"ankle plantarflexor moment: r with the norm {_fmt(r, '.2f')}, peak {_fmt(peak, '.2f')} "
+            f"N m/kg at {_fmt(at, '.0f')} % (human {human})"
+        )
+    return lines
 
 
 def grf_split(comparison: dict) -> list[str]:

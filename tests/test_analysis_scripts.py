@@ -74,6 +74,32 @@ def test_human_targets_judge_each_figure():
         "2.30 / 2.30 BW, weight-acceptance peak (6-35 %) 1.10 / 1.10 BW at 14 / 14 %"
         in table("x", analysis, comparison)
     )
+    # where the work comes from (inverse dynamics): the norm's own kinetics read as the norm's
+    from musclewalk.analysis import compare, reference
+
+    ref = reference.normative()
+    kinetic = {
+        "kinetic_variables": {
+            f"{s}.{v}": compare.kinetic_metrics(ref.curves[v][0], *ref.curves[v])
+            for s in "rl"
+            for v in ("ankle_power", "ankle_plantarflexion_moment", "knee_extension_moment")
+        },
+        "kinetic_curves": {
+            f"{s}.{v}": {"mean": list(ref.curves[v][0])}
+            for s in "rl"
+            for v in ("ankle_power", "knee_extension_moment")
+        },
+    }
+    text = table("x", analysis, {**comparison, **kinetic})
+    assert (
+        "- ankle power peak (right / left), W/kg: 1.98 / 1.98 at 58 / 58 % (human 1.98 at 58 %: push-off)"
+        in text
+    )
+    assert (
+        "- ankle plantarflexor moment: r with the norm 1.00 / 1.00, peak 1.19 / 1.19 N m/kg at 52 / 52 %"
+        in text
+    )
+    assert "- knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +:" in text
     # below the table, the causes `musclewalk analyze` shows
     causes = {
         "joint_limit_torques": {
