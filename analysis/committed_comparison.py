@@ -129,12 +129,17 @@ def kinetics_row(name, comparison) -> str:
     )
 
 
-def kinetics_norm_row(comparison) -> str:
-    k = comparison["kinetic_variables"]
+def kinetics_norm_row() -> str:
+    """The normative curves' peaks (gaitutils), the table's last row."""
+    import numpy as np
+
+    from musclewalk.analysis.reference import PERCENT, normative
+
+    curves = normative().curves
 
     def peak(variable):
-        m = k[f"r.{variable}"]
-        return f"{m['reference_peak']:.2f} ({m['reference_peak_percent']:.0f})"
+        mean = curves[variable][0]
+        return f"{mean.max():.2f} ({PERCENT[int(np.argmax(mean))]:.0f})"
 
     return (
         f"| normative (gaitutils) | 1 / {peak('hip_extension_moment')} | 1 | "
@@ -169,7 +174,6 @@ def main(argv=None) -> int:
         KINETICS_HEADER,
         "|---|---|---|---|---|---|---|",
     ]
-    comparison = None
     for run in args.runs:
         analysis, comparison, cmp_dir = resimulate(run, work)
         rows.append(row(run.name, analysis, comparison))
@@ -178,8 +182,7 @@ def main(argv=None) -> int:
         for sheet in ("kinematics", "kinetics", "muscles"):
             if (cmp_dir / f"{sheet}.png").exists():
                 shutil.copy(cmp_dir / f"{sheet}.png", args.images / f"{run.name}-compare-{sheet}.png")
-    if comparison is not None and comparison.get("kinetic_variables"):
-        kinetic_rows.append(kinetics_norm_row(comparison))
+    kinetic_rows.append(kinetics_norm_row())
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(rows + [""] + kinetic_rows) + "\n")
     print(f"wrote {args.out}")

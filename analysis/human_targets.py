@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from musclewalk.analysis.reference import normative
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from committed_comparison import resimulate_or_fall  # noqa: E402
@@ -295,11 +297,13 @@ def kinetics_lines(comparison: dict) -> list[str]:
     ankle = [k[f"{s}.ankle_power"] for s in SIDES]
     plantar = [k.get(f"{s}.ankle_plantarflexion_moment") for s in SIDES]
     knee = [float(np.mean(_window(curves[f"{s}.knee_extension_moment"]["mean"], 20, 50))) for s in SIDES]
+    norm_knee = float(np.mean(_window(normative().curves["knee_extension_moment"][0], 20, 50)))
     lines = [
         "ankle power peak (right / left), W/kg: "
         f"{_fmt([a['peak'] for a in ankle], '.2f')} at {_fmt([a['peak_percent'] for a in ankle], '.0f')} % "
         f"(human {ankle[0]['reference_peak']:.2f} at {ankle[0]['reference_peak_percent']:.0f} %: push-off)",
-        f"knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +: {_fmt(knee, '.2f')} (human ≈ 0)",
+        f"knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +: {_fmt(knee, '.2f')} "
+        f"(human {norm_knee:.2f})",
     ]
     if all(plantar):
         r, peak, at = ([p[key] for p in plantar] for key in ("r", "peak", "peak_percent"))

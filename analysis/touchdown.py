@@ -44,7 +44,7 @@ def landings(sim_dir: Path, model_path: Path) -> dict:
     lands first (the lowest) ahead of the centre of mass along the walking direction, m."""
     import opensim as osim
 
-    trial = gait.from_simulation(sim_dir)
+    trial = gait.from_simulation(sim_dir, kinetics=False)
     model = osim.Model(str(model_path))
     state = model.initSystem()
     states = read_storage(sim_dir / "states.sto")

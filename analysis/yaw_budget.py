@@ -41,7 +41,7 @@ def yaw_budget(sim_dir: Path) -> dict:
     start, end, impulse (N m s)}], mass, model}."""
     osim = import_opensim()
     summary = json.loads((sim_dir / "summary.json").read_text())
-    trial = gait.from_simulation(sim_dir)
+    trial = gait.from_simulation(sim_dir, kinetics=False)
     model = osim.Model(str(summary["model"]))
     state = model.initSystem()
     states = read_storage(sim_dir / "states.sto")

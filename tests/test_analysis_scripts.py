@@ -99,7 +99,7 @@ def test_human_targets_judge_each_figure():
         "- ankle plantarflexor moment: r with the norm 1.00 / 1.00, peak 1.19 / 1.19 N m/kg at 52 / 52 %"
         in text
     )
-    assert "- knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +:" in text
+    assert "- knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +: 0.08 / 0.08 (human 0.08)" in text
     # below the table, the causes `musclewalk analyze` shows
     causes = {
         "joint_limit_torques": {

@@ -51,8 +51,10 @@ def curve_metrics(curve, ref_mean, ref_sd) -> dict:
 
 
 def kinetic_metrics(curve, ref_mean, ref_sd) -> dict:
-    """curve_metrics of a kinetic variable (a joint moment or power, in its unit)."""
-    return {k.removesuffix("_deg"): v for k, v in curve_metrics(curve, ref_mean, ref_sd).items()}
+    """curve_metrics of a kinetic variable (a joint moment or power, in its unit), without the
+    ranges of motion."""
+    metrics = curve_metrics(curve, ref_mean, ref_sd)
+    return {k.removesuffix("_deg"): v for k, v in metrics.items() if "range_of_motion" not in k}
 
 
 def gait_profile_score(gvs: dict) -> float | None:
