@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..constants import GRAVITY
+from .compare import _pearson
 from .reference import KINETICS
 
 MIN_ANGLE_CORRELATION = 0.8  # a coordinate that follows a clinical angle less closely reads nothing
@@ -145,12 +146,6 @@ def joint_coordinates(model, segments: dict) -> dict:
     return out
 
 
-def _correlation(a, b) -> float | None:
-    if np.std(a) < 1e-9 or np.std(b) < 1e-9:
-        return None
-    return float(np.corrcoef(a, b)[0, 1])
-
-
 def clinical_kinetics(trial, generalized, coordinates, speeds, joints: dict) -> tuple[dict, dict]:
     """({(side, variable): (n,) on trial.time}, {(side, variable): how it was read}) of
     reference.KINETICS from the generalized forces (inverse_dynamics), the coordinates they came
@@ -187,7 +182,7 @@ def clinical_kinetics(trial, generalized, coordinates, speeds, joints: dict) -> 
             for n in names:
                 if n in taken.get(spec.joint, ()) or n not in coordinates:
                     continue
-                r = _correlation(np.interp(trial.time, q_time, np.asarray(coordinates[n], float)), angle)
+                r = _pearson(np.interp(trial.time, q_time, np.asarray(coordinates[n], float)), angle)
                 if r is not None and abs(r) > abs(best_r):
                     best, best_r = n, r
             if best is None or abs(best_r) < MIN_ANGLE_CORRELATION:
