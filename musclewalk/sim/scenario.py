@@ -104,6 +104,10 @@ class Assist:
             return force, np.zeros(3)
         c, s = math.cos(heading), math.sin(heading)
         target = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+        # Not control.rotations.rotation_log, on purpose: its arctan2 differs from this acos by up
+        # to 1e-8 rad (1e-4 near pi, a trunk upside down the termination rules end first), and
+        # the aided walkers are chaotic: with rotation_log the Ostrich aidpace 0.12 walker falls
+        # after 4.63 s of its 5 (analysis/aid_dependence.py). Changing it re-runs every aid stage.
         error = target @ trunk_R.T  # world frame: the rotation that takes the trunk to its target
         v = np.array([error[2, 1] - error[1, 2], error[0, 2] - error[2, 0], error[1, 0] - error[0, 1]])
         angle = math.acos(max(-1.0, min(1.0, (np.trace(error) - 1.0) / 2.0)))
