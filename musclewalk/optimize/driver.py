@@ -1016,6 +1016,9 @@ class Optimization:
             "speed": s.speed,
             "duration": s.duration,
             "task": s.task,
+            # what it was scored under: an aid step's task with its aid scaled, where "task"
+            # names the file at full aid
+            "task_definition": s.task_definition,
             "seed": s.seed,
             "generation": st.best_generation,
             "evaluations": st.evaluations,

@@ -367,6 +367,8 @@ def test_aid_steps_are_stages_of_one_task_at_falling_aid_levels(tmp_path, optimi
     assert r.returncode == 0, r.stderr
     stored = json.loads((out / "stages" / "aid_0.35" / "settings.json").read_text())
     assert stored["task_definition"]["assist"] == {"upright": 0.35, "support": 0.175}
+    best = json.loads((out / "stages" / "aid_0.35" / "best.json").read_text())
+    assert best["task_definition"] == stored["task_definition"]
     log = (out / "stages" / "aid_0.35" / "log.txt").read_text()
     assert "upright torque 0.35 M g L per rad, support 0.175 of body weight" in log
     assert "seed: 12," in log
