@@ -193,6 +193,23 @@ class ProgressShortfall(Measure):
         return shortfall
 
 
+class DistanceShortfall(Measure):
+    """1 - (centre of mass velocity along the target heading) / target speed, unclipped, and 1
+    after an early termination: averaged over t_max it is 1 - D / (v_target t_max), with D the
+    distance the centre of mass travelled along the heading before the run ended. Not in the
+    paper: a pace gate for the steps of a balance-aid continuation (a term of weight 0 with a
+    threshold, named in ``stop_when_met``). progress_shortfall averages the running ratio
+    1 - d(t) / (v_target t), which a start at the target speed keeps low for a while: the
+    Ostrich's 0.06 aid walker averaged below 0.5 there while it covered 0.40 of the target's
+    distance (models/objectives/geijtenbeek2013-progress-pace.yaml)."""
+
+    name, unit = "distance_shortfall", "1"
+    after_termination = 1.0
+
+    def value(self, sample):
+        return 1.0 - float(sample.sensors.com_vel @ sample.forward) / self.context.target_speed
+
+
 class HeadOrientationError(Measure):
     """Rotation angle between the head's orientation and its target: the base-pose orientation
     turned to the target heading (eq. 35)."""
@@ -352,6 +369,7 @@ MEASURES: dict[str, type[Measure]] = {
         SpeedErrorFromStart,
         TimeAfterTermination,
         ProgressShortfall,
+        DistanceShortfall,
         HeadOrientationError,
         HeadVelocityError,
         FootSlide,

@@ -563,6 +563,39 @@ def test_progress_shortfall_by_hand():
     assert average(1.5 * TARGET * FORWARD, 5) == pytest.approx(6.0 / N)
 
 
+def test_distance_shortfall_is_the_share_of_the_targets_distance_not_covered():
+    """Averaged over t_max: 1 - D / (v_target t_max), D along the heading before the run ended,
+    the rest of t_max counting as no distance; unclipped either way. Where progress_shortfall
+    averages the running ratio, so a run that slows down scores lower there than its distance
+    (the pace objective's gate, weight 0: the score is the progress objective's)."""
+    pace = Objective.load("geijtenbeek2013-progress-pace")
+    progress = Objective.load("geijtenbeek2013-progress")
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+
+    def averages(com_vels):
+        rec = ObjectiveRecorder(fake_sim(), scenario, pace)
+        for k, v in enumerate(com_vels):
+            feed(rec, [k], v)
+        steps = len(com_vels)
+        return rec.finish(min(steps, N) * DT, terminated=steps <= N)
+
+    half = 0.5 * TARGET * FORWARD + 3.0 * SIDE
+    assert averages([half] * (N + 1))["pace"] == pytest.approx(0.5, abs=1e-12)
+    # a fall after 5 intervals at the target speed: half the distance, as a full run at half speed
+    assert averages([TARGET * FORWARD] * 5)["pace"] == pytest.approx(0.5, abs=1e-12)
+    assert averages([1.5 * TARGET * FORWARD] * (N + 1))["pace"] == pytest.approx(-0.5, abs=1e-12)
+    assert averages([-TARGET * FORWARD] * (N + 1))["pace"] == pytest.approx(2.0, abs=1e-12)
+    # at the target speed for the first 4 intervals, then at a tenth of it: 0.37 of the distance,
+    # yet the running ratio averages 0.29, under a threshold of 0.5 the gate must not take
+    slowing = averages([TARGET * FORWARD] * 4 + [0.1 * TARGET * FORWARD] * (N - 3))
+    assert slowing["pace"] == pytest.approx(1.0 - (4 + 0.1 * 6) / N, abs=1e-12)
+    assert slowing["progress"] < 0.5 < slowing["pace"]
+    assert pace.combine(slowing)[0] == pytest.approx(progress.combine(slowing)[0])
+    ran = SimpleNamespace(terminated=False, averages=slowing)
+    gated_by_progress = Objective.load("geijtenbeek2013-progress-half")
+    assert not pace.met(ran, ["pace"]) and gated_by_progress.met(ran, ["progress"])
+
+
 def test_the_progress_objective_ranks_moving_before_falling_above_standing_still():
     """What the survive objective got wrong: the Ostrich's search under it kept a candidate that
     stood 2.81 s and moved 0.19 m (models/optimized/in-progress/Ostrich-walk-1.2-survive); under
