@@ -10,7 +10,8 @@ RUN: an optimization run folder (default: every folder under models/optimized/in
 run with continuation stages gets a row per stage (stages/<name>/, in the order they started).
 Columns: generations run, the best objective and the generation that found it, the generations
 since then, how long the best candidate stayed up of its t_max, the wall time of the stage, and
-"running" when an optimizer holds the run's lock (its process alive).
+"running" when an optimizer holds the run's lock (its process alive). A stage still in its first
+generation (only its lock, or its settings.json) reads "no generation yet".
 """
 
 from __future__ import annotations
@@ -29,17 +30,24 @@ from run_folders import emit  # noqa: E402
 LOCK = ".musclewalk.lock"  # musclewalk.optimize.driver.LOCK
 
 
+def _is_stage(folder: Path) -> bool:
+    """A started optimization: its history.csv, its settings.json or the lock of the optimizer
+    that is running its first generation."""
+    return any((folder / name).is_file() for name in ("history.csv", "settings.json", LOCK))
+
+
 def stage_folders(run: Path) -> list[Path]:
-    """The folders of ``run`` that hold a history.csv, in the order they started: its stages
+    """The started optimizations in ``run``, in the order they started: its stages
     (stages/<name>/, by their settings.json, written when a stage starts), then the run folder
-    itself (a run without stages, or an experiment's last stage, which runs there)."""
+    itself (a run without stages, or an experiment's last stage, which runs there; an
+    experiment's run folder has a settings.json of its own only once that stage starts)."""
 
     def started(p: Path):
         settings = p / "settings.json"
-        return (settings.stat().st_mtime if settings.is_file() else 0.0, p.name)
+        return (settings.stat().st_mtime if settings.is_file() else float("inf"), p.name)
 
-    stages = sorted((p for p in (run / "stages").glob("*") if (p / "history.csv").is_file()), key=started)
-    if (run / "history.csv").is_file():
+    stages = sorted((p for p in (run / "stages").glob("*") if _is_stage(p)), key=started)
+    if (run / "history.csv").is_file() or (not stages and _is_stage(run)):
         stages.append(run)
     return stages
 
@@ -66,6 +74,8 @@ def running(folder: Path) -> bool:
 
 def stage_status(folder: Path) -> dict | None:
     """One stage's row, or None when its history has no generation yet."""
+    if not (folder / "history.csv").is_file():
+        return None
     with (folder / "history.csv").open() as f:
         rows = list(csv.DictReader(f))
     if not rows:
@@ -99,9 +109,11 @@ def status_table(runs: list[Path]) -> str:
         folders = stage_folders(run)
         for folder in folders:
             s = stage_status(folder)
-            if s is None:
-                continue
             stage = folder.name if folder != run else ("last (the run folder)" if len(folders) > 1 else "—")
+            if s is None:
+                now = "running" if running(folder) else ""
+                lines.append(f"| {run.name} | {stage} | 0 | no generation yet | | | | {now} |")
+                continue
             up = "—" if s["survived"] is None else f"{s['survived']:g}"
             if s["duration"] is not None and s["survived"] is not None:
                 up += f" of {s['duration']:g}"
@@ -124,7 +136,7 @@ def main(argv=None) -> int:
         if not run.is_dir():
             ap.error(f"{run}: not a folder")
         if not stage_folders(run):
-            ap.error(f"{run}: no history.csv (not an optimization run folder)")
+            ap.error(f"{run}: no history.csv, settings.json or lock (not an optimization run folder)")
     emit(status_table(runs), args.out)
     return 0
 

@@ -660,17 +660,22 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     plain = tmp_path / "Creature-walk-1.0"
     _history(plain, [10.0], 10, duration=10, wall=7200)
     (plain / ".musclewalk.lock").write_text("999999999")  # a holder that is gone
+    # a run in its first generation: its first stage has only the lock and its model copy
+    new = tmp_path / "Creature-walk-1.0-new"
+    (new / "stages" / "aid_1" / "model").mkdir(parents=True)
+    (new / "stages" / "aid_1" / ".musclewalk.lock").write_text(str(os.getpid()))
     out = tmp_path / "status.md"
-    r = run_script("run_status.py", run, plain, "--out", out)
+    r = run_script("run_status.py", run, plain, new, "--out", out)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = out.read_text().splitlines()[2:]
     assert rows == [
         "| Creature-walk-1.0-aid | aid_1 | 4 | 50.00 (2) | 2 | 5 of 5 | 0.40 |  |",
         "| Creature-walk-1.0-aid | aid_0.5 | 2 | 60.00 (2) | 0 | 2.5 of 5 | 0.20 | running |",
         "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 | 2.00 |  |",
+        "| Creature-walk-1.0-new | aid_1 | 0 | no generation yet | | | | running |",
     ]
     r = run_script("run_status.py", tmp_path)
-    assert r.returncode == 2 and "no history.csv" in r.stderr
+    assert r.returncode == 2 and "no history.csv, settings.json or lock" in r.stderr
 
 
 def test_yaw_budget_closes_on_a_walker_and_its_stances_alternate(tmp_path):
