@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 from pathlib import Path
@@ -98,6 +99,9 @@ def _cmd_simulate(args):
     from .sim.scenario import Assist, Scenario
 
     # every option first, then the output folder and the model: nothing fails after simulating
+    scored = _scored_conditions(args) if args.as_scored else None
+    if args.duration is None:
+        raise UsageError("--duration: required (without --as-scored)")
     if args.speed is None:
         args.speed = _speed_of_params(args.params)
     pushes = _simulate_options(args)
@@ -107,21 +111,27 @@ def _cmd_simulate(args):
     params = load_run_parameters(
         args.params, meta, args.model, args.control_interval, fill_defaults=args.fill_defaults
     )
-    scenario = Scenario.for_run(
-        args.speed,
-        args.duration,
-        heading_deg=args.heading,
-        turn_rate_deg=args.turn_rate,
-        pushes=pushes,
-        n_random_pushes=args.random_pushes,
-        push_magnitude=args.push_magnitude,
-        seed=args.seed,
-        control_interval=args.control_interval,
-        terminate=not args.no_terminate,
-        assist=assist if assist else None,
-        max_heading_error_deg=args.max_heading_error,
-    )
-    terrain = _terrain(args)
+    if scored is not None:
+        scenario, terrain = scored.task.scenario(
+            args.speed, args.duration, scored.perturbation_seed, control_interval=args.control_interval
+        )
+        scenario = dataclasses.replace(scenario, terminate=not args.no_terminate)
+    else:
+        scenario = Scenario.for_run(
+            args.speed,
+            args.duration,
+            heading_deg=args.heading,
+            turn_rate_deg=args.turn_rate,
+            pushes=pushes,
+            n_random_pushes=args.random_pushes,
+            push_magnitude=args.push_magnitude,
+            seed=args.seed,
+            control_interval=args.control_interval,
+            terminate=not args.no_terminate,
+            assist=assist if assist else None,
+            max_heading_error_deg=args.max_heading_error,
+        )
+        terrain = _terrain(args)
     sim, result = simulate(
         args.model,
         scenario,
@@ -131,22 +141,62 @@ def _cmd_simulate(args):
         source=str(args.params),
         accuracy=args.accuracy,
     )
-    write_outputs(
-        args.out,
-        sim,
-        result,
+    settings = run_settings(
         scenario,
-        run_settings(
-            scenario,
-            args.params,
-            heading_deg=args.heading,
-            turn_rate_deg=args.turn_rate,
-            seed=args.seed,
-            terrain_slope_deg=args.terrain_slope,
-            integrator_accuracy=sim.engine.accuracy,
-        ),
+        args.params,
+        heading_deg=args.heading,
+        turn_rate_deg=args.turn_rate if scored is None else scored.task.heading.turn_rate,
+        seed=args.seed if scored is None else scored.perturbation_seed,
+        terrain_slope_deg=args.terrain_slope
+        if scored is None
+        else (scored.task.terrain.max_slope if scored.task.terrain else None),
+        integrator_accuracy=sim.engine.accuracy,
     )
+    if scored is not None:
+        settings["as_scored"] = {"task": scored.task.name, "task_definition": scored.task.as_dict()}
+    write_outputs(args.out, sim, result, scenario, settings)
     print(summary_line(meta.creature, result.summary(scenario), args.out))
+
+
+# simulate's scenario options, with their defaults: --as-scored takes all of them from the task
+_SCENARIO_OPTIONS = {
+    "heading": 0.0,
+    "turn_rate": 0.0,
+    "push": [],
+    "random_pushes": 0,
+    "push_magnitude": 100.0,
+    "seed": 0,
+    "terrain_slope": None,
+    "assist_upright": 0.0,
+    "assist_support": 0.0,
+    "assist_free_heading": False,
+    "max_heading_error": 45.0,
+}
+
+
+def _scored_conditions(args):
+    """--as-scored: the task, perturbation seed, speed and duration the --params best.json was
+    scored under (optimize.task.scored_conditions); --speed and --duration default to the
+    best's, and no other scenario option may be given."""
+    from .optimize.task import TaskError, scored_conditions
+
+    if not args.params:
+        raise UsageError("--as-scored: needs --params, an optimizer's best.json")
+    for name, default in _SCENARIO_OPTIONS.items():
+        if getattr(args, name) != default:
+            raise UsageError(
+                f"--{name.replace('_', '-')}: not with --as-scored, which simulates the task the "
+                f"best was scored under ({args.params})"
+            )
+    try:
+        scored = scored_conditions(args.params)
+    except TaskError as exc:
+        raise UsageError(f"--as-scored: {exc}") from None
+    if args.speed is None:
+        args.speed = scored.speed
+    if args.duration is None:
+        args.duration = scored.duration
+    return scored
 
 
 def _speed_of_params(params) -> float:
@@ -626,7 +676,9 @@ def _add_simulate_command(sub) -> None:
         type=float,
         help="target forward speed, m/s (default: the --params file's, as an optimizer's best.json has it)",
     )
-    s.add_argument("--duration", type=float, required=True, help="simulated time, s")
+    s.add_argument(
+        "--duration", type=float, help="simulated time, s (required unless --as-scored gives the best's)"
+    )
     s.add_argument(
         "--out",
         type=Path,
@@ -634,23 +686,37 @@ def _add_simulate_command(sub) -> None:
         help="output folder (an earlier run's folder is replaced as a whole once the "
         "simulation has finished)",
     )
-    s.add_argument("--heading", type=float, default=0.0, help="initial target heading, deg")
+    s.add_argument(
+        "--heading", type=float, default=_SCENARIO_OPTIONS["heading"], help="initial target heading, deg"
+    )
     s.add_argument(
         "--turn-rate",
         type=float,
-        default=0.0,
+        default=_SCENARIO_OPTIONS["turn_rate"],
         help="random turns at this turning velocity, deg/s (0: straight)",
     )
     s.add_argument(
         "--push",
         action="append",
-        default=[],
+        default=list(_SCENARIO_OPTIONS["push"]),
         metavar="START,FX,FZ",
         help="push the trunk for 0.2 s with this horizontal force (N), repeatable",
     )
-    s.add_argument("--random-pushes", type=int, default=0, help="number of random pushes")
-    s.add_argument("--push-magnitude", type=float, default=100.0, help="random push force, N")
-    s.add_argument("--seed", type=int, default=0, help="seed of random pushes and turns")
+    s.add_argument(
+        "--random-pushes",
+        type=int,
+        default=_SCENARIO_OPTIONS["random_pushes"],
+        help="number of random pushes",
+    )
+    s.add_argument(
+        "--push-magnitude",
+        type=float,
+        default=_SCENARIO_OPTIONS["push_magnitude"],
+        help="random push force, N",
+    )
+    s.add_argument(
+        "--seed", type=int, default=_SCENARIO_OPTIONS["seed"], help="seed of random pushes and turns"
+    )
     s.add_argument(
         "--terrain-slope",
         type=float,
@@ -663,7 +729,7 @@ def _add_simulate_command(sub) -> None:
     s.add_argument(
         "--assist-upright",
         type=float,
-        default=0.0,
+        default=_SCENARIO_OPTIONS["assist_upright"],
         metavar="K",
         help="a balance aid, as a bootstrap task's assist.upright: a torque holding the trunk at "
         "its base-pose orientation at the target heading, K M g L per rad (default 0: none)",
@@ -671,7 +737,7 @@ def _add_simulate_command(sub) -> None:
     s.add_argument(
         "--assist-support",
         type=float,
-        default=0.0,
+        default=_SCENARIO_OPTIONS["assist_support"],
         metavar="F",
         help="a balance aid, as a bootstrap task's assist.support: an upward force on the trunk, "
         "F x body weight (default 0: none)",
@@ -682,11 +748,19 @@ def _add_simulate_command(sub) -> None:
         help="the upright torque leaves the trunk's yaw free, as a bootstrap task's "
         "assist.hold_heading: false",
     )
+    s.add_argument(
+        "--as-scored",
+        action="store_true",
+        help="simulate what the --params best.json was scored under: its task (balance aid, pushes, "
+        "turns, terrain, heading rule; the task_definition in it or in the settings.json beside it) "
+        "with its generation's perturbations (perturbation_seed); --speed and --duration default "
+        "to the best's; no other scenario option",
+    )
     s.add_argument("--no-terminate", action="store_true", help="do not stop at the paper's termination rules")
     s.add_argument(
         "--max-heading-error",
         type=float,
-        default=45.0,
+        default=_SCENARIO_OPTIONS["max_heading_error"],
         metavar="DEG",
         help="the heading rule's limit (default 45, the paper's), as a task's termination.max_heading_error",
     )

@@ -337,6 +337,57 @@ class Task:
         return cls(name=DEFAULT_TASK, description="straight walking on flat ground", source="built-in")
 
 
+@dataclass(frozen=True)
+class ScoredConditions:
+    """What an optimizer's best was scored under (scored_conditions)."""
+
+    task: Task
+    perturbation_seed: int | None
+    speed: float
+    duration: float
+
+
+def scored_conditions(best_path: str | Path) -> ScoredConditions:
+    """The task, perturbation seed, speed and t_max an optimizer's ``best.json`` was scored under:
+    its ``task_definition`` (an aid step's scaled aid included), or for a best written before it
+    kept one, the ``task_definition`` of the settings.json beside it (the run's stored task); a
+    best with neither is straight walking on flat ground. TaskError naming the file and key."""
+    path = Path(best_path)
+    data = _read_json_mapping(path)
+    for key in ("speed", "duration"):
+        value = data.get(key)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+            raise TaskError(f"{path}: {key}: expected the run's positive {key}, got {value!r}")
+    definition, source = data.get("task_definition"), path
+    if definition is None and (path.parent / "settings.json").is_file():
+        source = path.parent / "settings.json"
+        definition = _read_json_mapping(source).get("task_definition")
+    name = Path(str(data.get("task") or DEFAULT_TASK)).stem
+    if definition is None and name != DEFAULT_TASK:
+        raise TaskError(
+            f"{path}: task_definition: missing here and in a settings.json beside it (task {name})"
+        )
+    task = Task.straight() if definition is None else Task.from_dict(definition, name, source=f"{source}")
+    seed = data.get("perturbation_seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise TaskError(f"{path}: perturbation_seed: expected an integer >= 0, got {seed!r}")
+    if task.randomized and seed is None:
+        raise TaskError(f"{path}: perturbation_seed: missing, and its task {name} draws random perturbations")
+    return ScoredConditions(task, seed, float(data["speed"]), float(data["duration"]))
+
+
+def _read_json_mapping(path: Path) -> dict:
+    import json
+
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise TaskError(f"{path}: cannot read it as JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise TaskError(f"{path}: expected a JSON object")
+    return data
+
+
 def _task_path(name_or_path: str | Path, source: str | None = None) -> Path:
     """The file of a task name (models/tasks/NAME.yaml) or the .yaml path itself. TaskError for
     an unknown name (naming ``source``, the key that named it, when given)."""

@@ -5,6 +5,7 @@ without it simulates exactly as before."""
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -179,3 +180,55 @@ def test_a_tightened_heading_rule_ends_the_run_where_the_walker_turns_past_it(hu
     strict = humanlegs.run(Scenario(speed=1.3, duration=2.0, max_heading_error=math.radians(0.5)))
     assert plain.reason != "heading"
     assert strict.reason == "heading" and strict.simulated_time < plain.simulated_time
+
+
+def test_simulate_as_scored_runs_what_the_best_was_scored_under(tmp_path, capsys):
+    """--as-scored: the task in the best.json (an aid step's scaled aid, pushes drawn from its
+    perturbation seed), else the one in the settings.json beside it; the best's speed and t_max
+    unless given; every other scenario option refused; one line for a best it cannot read."""
+    from musclewalk.optimize.task import Task
+
+    committed = Path(__file__).resolve().parents[2] / "models" / "optimized" / "HumanLegs-walk-1.3"
+    best = json.loads((committed / "best.json").read_text())
+    definition = {
+        "description": "aided, pushed",
+        "assist": {"upright": 0.12, "support": 0.06, "hold_heading": False},
+        "pushes": {"magnitude": 5.0, "start": 0.05, "interval": 0.25, "jitter": 0.02},
+    }
+    folder = tmp_path / "stage"
+    folder.mkdir()
+    scored = {**best, "task": "aid-pushed.yaml", "task_definition": definition, "perturbation_seed": 7}
+    (folder / "best.json").write_text(json.dumps(scored))
+    model = str(committed / "optimized.osim")
+    run = ["simulate", model, "--params", str(folder / "best.json"), "--as-scored"]
+    out = tmp_path / "as-scored"
+    assert main([*run, "--duration", "0.35", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    task = Task.from_dict(definition, "aid-pushed")
+    scenario, _ = task.scenario(best["speed"], 0.35, 7)
+    assert summary["assist"] == {"upright": 0.12, "support": 0.06, "hold_heading": False}
+    assert [p["start"] for p in summary["pushes"]] == [p.start for p in scenario.pushes]
+    assert len(summary["pushes"]) == 2 and summary["seed"] == 7
+    assert summary["as_scored"]["task"] == "aid-pushed" and summary["target_speed"] == best["speed"]
+    # an older best: the task the run stored in its settings.json
+    del scored["task_definition"]
+    (folder / "best.json").write_text(json.dumps({**scored, "duration": 0.2}))
+    (folder / "settings.json").write_text(json.dumps({"task_definition": definition}))
+    older = tmp_path / "older"
+    assert main([*run, "--out", str(older)]) == 0
+    summary = json.loads((older / "summary.json").read_text())
+    assert summary["simulated_time"] == pytest.approx(0.2) and summary["assist"]["upright"] == 0.12
+    capsys.readouterr()
+    bad = tmp_path / "bad"
+    assert main([*run, "--out", str(bad), "--assist-upright", "1"]) == 2
+    assert "--assist-upright: not with --as-scored" in capsys.readouterr().err
+    (folder / "settings.json").unlink()
+    assert main([*run, "--out", str(bad)]) == 2
+    assert (
+        "best.json: task_definition: missing here and in a settings.json beside it" in capsys.readouterr().err
+    )
+    assert main(["simulate", model, "--as-scored", "--out", str(bad)]) == 2
+    assert "--as-scored: needs --params" in capsys.readouterr().err
+    assert main(["simulate", model, "--params", str(committed / "best.json"), "--out", str(bad)]) == 2
+    assert "--duration: required (without --as-scored)" in capsys.readouterr().err
+    assert not bad.exists()
