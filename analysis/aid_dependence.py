@@ -33,17 +33,15 @@ from run_folders import runs_parser, tables_of_runs
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.control.rotations import heading_of, wrap_angle
-from musclewalk.optimize.task import Task
+from musclewalk.optimize.task import TaskError, scored_conditions
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Assist, Scenario
 
 
 def stage_aid(run: Path) -> tuple[Assist, float]:
-    """(the aid of the stage's task, its speed) from the stage's settings.json; no aid: Assist()."""
-    settings = run / "settings.json"
-    stored = json.loads(settings.read_text())
-    task = Task.from_dict(stored.get("task_definition"), name=str(stored.get("task")), source=str(settings))
-    return task.assist or Assist(), float(stored["speed"])
+    """(the aid of the task the stage's best was scored under, its speed); no aid: Assist()."""
+    scored = scored_conditions(run / "best.json")
+    return scored.task.assist or Assist(), scored.speed
 
 
 def variants(aid: Assist) -> list[tuple[str, Assist | None]]:
@@ -120,8 +118,12 @@ def main(argv=None) -> int:
     if args.duration <= 0:
         ap.error("--duration: expected > 0")
     for run in args.runs:
-        if not (run / "settings.json").is_file():
-            ap.error(f"{run / 'settings.json'}: not found (an optimization stage keeps its task there)")
+        try:
+            scored = scored_conditions(run / "best.json")
+        except TaskError as exc:
+            ap.error(f"{exc} (an optimization stage's best.json, or its settings.json, keeps its task)")
+        if not scored.task.assist:
+            ap.error(f"{run / 'best.json'}: scored without a balance aid (task {scored.task.name})")
     return tables_of_runs(ap, args, lambda run, work: table(run, args.duration), "aid_dependence_")
 
 

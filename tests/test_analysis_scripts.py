@@ -308,8 +308,9 @@ def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
 
 def test_aid_dependence_walks_a_stage_under_its_aid_without_its_yaw_hold_half_and_none(tmp_path):
     """analysis/aid_dependence.py: one row per aid (its own, the heading free, half, none, and its
-    own from a start at the target speed), the stage's aid read from its settings.json, with the
-    trunk's largest heading error; a folder without one is one error naming it."""
+    own from a start at the target speed), the stage's aid read from its settings.json (or its
+    best.json's task_definition), with the trunk's largest heading error; a best scored without
+    an aid is one error naming it."""
     import json
     import shutil
 
@@ -319,7 +320,7 @@ def test_aid_dependence_walks_a_stage_under_its_aid_without_its_yaw_hold_half_an
     for name in ("best.json", "optimized.osim", "optimized.meta.json"):
         shutil.copy(committed / name, stage / name)
     bare = run_script("aid_dependence.py", stage, "--duration", 0.1)
-    assert bare.returncode == 2 and "settings.json: not found" in bare.stderr
+    assert bare.returncode == 2 and "best.json: scored without a balance aid (task walk)" in bare.stderr
     task = {"assist": {"upright": 0.5, "support": 0.2}}
     (stage / "settings.json").write_text(json.dumps({"speed": 1.3, "task_definition": task}))
     out = tmp_path / "aid.md"
