@@ -31,45 +31,45 @@ LOCK = ".musclewalk.lock"  # musclewalk.optimize.driver.LOCK
 
 
 def _is_stage(folder: Path) -> bool:
-    """A started optimization: its history.csv, its settings.json or the lock of the optimizer
-    that is running its first generation."""
+    """A started optimization: its history.csv and settings.json (written after each generation),
+    or the lock of the optimizer running its first generation."""
     return any((folder / name).is_file() for name in ("history.csv", "settings.json", LOCK))
 
 
 def stage_folders(run: Path) -> list[Path]:
-    """The started optimizations in ``run``, in the order they started: its stages
-    (stages/<name>/, by their settings.json, written when a stage starts), then the run folder
-    itself (a run without stages, or an experiment's last stage, which runs there; an
-    experiment's run folder has a settings.json of its own only once that stage starts)."""
+    """The started optimizations in ``run``: its stages (stages/<name>/, in the order of their
+    settings.json's times; one in its first generation, which has none yet, last), then the run
+    folder itself (a run without stages, or an experiment's last stage, which runs there)."""
 
     def started(p: Path):
         settings = p / "settings.json"
         return (settings.stat().st_mtime if settings.is_file() else float("inf"), p.name)
 
     stages = sorted((p for p in (run / "stages").glob("*") if _is_stage(p)), key=started)
-    if (run / "history.csv").is_file() or (not stages and _is_stage(run)):
+    if _is_stage(run):
         stages.append(run)
     return stages
 
 
 def running(folder: Path) -> bool:
-    """An optimizer holds the lock: the lock file is there and the pid it names is alive."""
-    for lock in (folder / LOCK, folder.parent.parent / LOCK if folder.parent.name == "stages" else None):
-        if lock is None or not lock.is_file():
-            continue
-        try:
-            pid = int(lock.read_text().strip() or "0")
-        except (OSError, ValueError):
-            continue
-        if pid > 0:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                continue
-            except PermissionError:
-                return True
-            return True
-    return False
+    """An optimizer holds the folder's lock (each stage of an experiment is locked on its own):
+    the lock file is there and the pid it names is alive."""
+    lock = folder / LOCK
+    if not lock.is_file():
+        return False
+    try:
+        pid = int(lock.read_text().strip() or "0")
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def stage_status(folder: Path) -> dict | None:

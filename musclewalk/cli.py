@@ -146,14 +146,18 @@ def _cmd_simulate(args):
         args.params,
         heading_deg=args.heading,
         turn_rate_deg=args.turn_rate if scored is None else scored.task.heading.turn_rate,
-        seed=args.seed if scored is None else scored.perturbation_seed,
+        seed=args.seed if scored is None else None,
         terrain_slope_deg=args.terrain_slope
         if scored is None
         else (scored.task.terrain.max_slope if scored.task.terrain else None),
         integrator_accuracy=sim.engine.accuracy,
     )
     if scored is not None:
-        settings["as_scored"] = {"task": scored.task.name, "task_definition": scored.task.as_dict()}
+        settings["as_scored"] = {
+            "task": scored.task.name,  # the file it was read from; task_definition is what ran
+            "task_definition": scored.task.as_dict(),
+            "perturbation_seed": scored.perturbation_seed,
+        }
     write_outputs(args.out, sim, result, scenario, settings)
     print(summary_line(meta.creature, result.summary(scenario), args.out))
 
@@ -171,6 +175,7 @@ _SCENARIO_OPTIONS = {
     "assist_support": 0.0,
     "assist_free_heading": False,
     "max_heading_error": 45.0,
+    "control_interval": CONTROL_INTERVAL,
 }
 
 
@@ -724,7 +729,10 @@ def _add_simulate_command(sub) -> None:
         help="ramps whose slope changes randomly every metre within +-DEG (flat if absent)",
     )
     s.add_argument(
-        "--control-interval", type=float, default=CONTROL_INTERVAL, help=f"s (<= {CONTROL_INTERVAL:g})"
+        "--control-interval",
+        type=float,
+        default=_SCENARIO_OPTIONS["control_interval"],
+        help=f"s (<= {CONTROL_INTERVAL:g})",
     )
     s.add_argument(
         "--assist-upright",

@@ -665,8 +665,14 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     new = tmp_path / "Creature-walk-1.0-new"
     (new / "stages" / "aid_1" / "model").mkdir(parents=True)
     (new / "stages" / "aid_1" / ".musclewalk.lock").write_text(str(os.getpid()))
+    # an experiment in its first generation of its last stage, which runs in the run folder:
+    # that stage is running, the finished ones are not
+    last = tmp_path / "Creature-walk-1.0-last"
+    _history(last / "stages" / "aid_1", [40.0], 5)
+    (last / "model").mkdir(parents=True)
+    (last / ".musclewalk.lock").write_text(str(os.getpid()))
     out = tmp_path / "status.md"
-    r = run_script("run_status.py", run, plain, new, "--out", out)
+    r = run_script("run_status.py", run, plain, new, last, "--out", out)
     assert r.returncode == 0, r.stderr[-2000:]
     rows = out.read_text().splitlines()[2:]
     assert rows == [
@@ -674,6 +680,8 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
         "| Creature-walk-1.0-aid | aid_0.5 | 2 | 60.00 (2) | 0 | 2.5 of 5 | 0.20 | running |",
         "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 | 2.00 |  |",
         "| Creature-walk-1.0-new | aid_1 | 0 | no generation yet | | | | running |",
+        "| Creature-walk-1.0-last | aid_1 | 1 | 40.00 (1) | 0 | 5 of 5 | 0.10 |  |",
+        "| Creature-walk-1.0-last | last (the run folder) | 0 | no generation yet | | | | running |",
     ]
     r = run_script("run_status.py", tmp_path)
     assert r.returncode == 2 and "no history.csv, settings.json or lock" in r.stderr

@@ -367,7 +367,11 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
         raise TaskError(
             f"{path}: task_definition: missing here and in a settings.json beside it (task {name})"
         )
-    task = Task.straight() if definition is None else Task.from_dict(definition, name, source=f"{source}")
+    task = (
+        Task.straight()
+        if definition is None
+        else Task.from_dict(definition, name, source=f"{source}: task_definition")
+    )
     seed = data.get("perturbation_seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise TaskError(f"{path}: perturbation_seed: expected an integer >= 0, got {seed!r}")

@@ -585,8 +585,8 @@ def test_distance_shortfall_is_the_share_of_the_targets_distance_not_covered():
     assert averages([TARGET * FORWARD] * 5)["pace"] == pytest.approx(0.5, abs=1e-12)
     assert averages([1.5 * TARGET * FORWARD] * (N + 1))["pace"] == pytest.approx(-0.5, abs=1e-12)
     assert averages([-TARGET * FORWARD] * (N + 1))["pace"] == pytest.approx(2.0, abs=1e-12)
-    # at the target speed for the first 4 intervals, then at a tenth of it: 0.37 of the distance,
-    # yet the running ratio averages 0.29, under a threshold of 0.5 the gate must not take
+    # at the target speed for the first 4 intervals, then at a tenth of it: 0.46 of the distance,
+    # yet the running ratio averages 0.28, under a threshold of 0.5 the gate must not take
     slowing = averages([TARGET * FORWARD] * 4 + [0.1 * TARGET * FORWARD] * (N - 3))
     assert slowing["pace"] == pytest.approx(1.0 - (4 + 0.1 * 6) / N, abs=1e-12)
     assert slowing["progress"] < 0.5 < slowing["pace"]

@@ -369,6 +369,17 @@ def test_aid_steps_are_stages_of_one_task_at_falling_aid_levels(tmp_path, optimi
     assert stored["task_definition"]["assist"] == {"upright": 0.35, "support": 0.175}
     best = json.loads((out / "stages" / "aid_0.35" / "best.json").read_text())
     assert best["task_definition"] == stored["task_definition"]
+    # simulate --as-scored re-simulates that best as the optimizer scored it
+    from musclewalk.cli import main
+
+    stage = out / "stages" / "aid_0.35"
+    again = tmp_path / "again"
+    assert main(["simulate", str(stage / "optimized.osim"), "--params", str(stage / "best.json"),
+                 "--as-scored", "--out", str(again)]) == 0  # fmt: skip
+    summary = json.loads((again / "summary.json").read_text())
+    assert summary["simulated_time"] == pytest.approx(best["simulated_time"], abs=1e-9)
+    assert summary["terminated"] == best["terminated"]
+    assert summary["assist"] == {"upright": 0.35, "support": 0.175}
     log = (out / "stages" / "aid_0.35" / "log.txt").read_text()
     assert "upright torque 0.35 M g L per rad, support 0.175 of body weight" in log
     assert "seed: 12," in log

@@ -545,6 +545,16 @@ def test_a_short_optimization_under_pushes(push_task, humanlegs_osim, tmp_path):
     assert again.error is None and again.score == pytest.approx(best["objective"], rel=1e-9)
     unpushed = evaluate_task(EvaluationTask(model, 1.3, 0.3), values)
     assert unpushed.error is None and unpushed.score != pytest.approx(again.score, rel=1e-6)
+    # simulate --as-scored: the same push, the same run
+    from musclewalk.cli import main
+
+    shown = tmp_path / "as-scored"
+    assert main(["simulate", str(out / "optimized.osim"), "--params", str(out / "best.json"),
+                 "--as-scored", "--out", str(shown)]) == 0  # fmt: skip
+    summary = json.loads((shown / "summary.json").read_text())
+    assert [p["start"] for p in summary["pushes"]] == [p.start for p in scenario.pushes]
+    assert summary["simulated_time"] == pytest.approx(best["simulated_time"], abs=1e-9)
+    assert summary["as_scored"]["perturbation_seed"] == best["perturbation_seed"]
 
     # interrupted after one generation and resumed: the same pushes, the same candidates
     parts = tmp_path / "parts"

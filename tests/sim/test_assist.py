@@ -208,7 +208,7 @@ def test_simulate_as_scored_runs_what_the_best_was_scored_under(tmp_path, capsys
     scenario, _ = task.scenario(best["speed"], 0.35, 7)
     assert summary["assist"] == {"upright": 0.12, "support": 0.06, "hold_heading": False}
     assert [p["start"] for p in summary["pushes"]] == [p.start for p in scenario.pushes]
-    assert len(summary["pushes"]) == 2 and summary["seed"] == 7
+    assert len(summary["pushes"]) == 2 and summary["as_scored"]["perturbation_seed"] == 7
     assert summary["as_scored"]["task"] == "aid-pushed" and summary["target_speed"] == best["speed"]
     # an older best: the task the run stored in its settings.json
     del scored["task_definition"]
@@ -222,6 +222,8 @@ def test_simulate_as_scored_runs_what_the_best_was_scored_under(tmp_path, capsys
     bad = tmp_path / "bad"
     assert main([*run, "--out", str(bad), "--assist-upright", "1"]) == 2
     assert "--assist-upright: not with --as-scored" in capsys.readouterr().err
+    assert main([*run, "--out", str(bad), "--control-interval", "0.002"]) == 2
+    assert "--control-interval: not with --as-scored" in capsys.readouterr().err
     (folder / "settings.json").unlink()
     assert main([*run, "--out", str(bad)]) == 2
     assert (
@@ -232,3 +234,36 @@ def test_simulate_as_scored_runs_what_the_best_was_scored_under(tmp_path, capsys
     assert main(["simulate", model, "--params", str(committed / "best.json"), "--out", str(bad)]) == 2
     assert "--duration: required (without --as-scored)" in capsys.readouterr().err
     assert not bad.exists()
+
+
+def test_scored_conditions_of_a_best_name_the_file_and_key(tmp_path):
+    """optimize.task.scored_conditions: straight walking for a best of the default task without a
+    stored definition; a randomized task needs the best's perturbation seed; a bad definition or
+    seed is one error naming the file and key."""
+    from musclewalk.optimize.task import TaskError, scored_conditions
+
+    best = tmp_path / "best.json"
+
+    def write(**values):
+        best.write_text(json.dumps({"speed": 1.3, "duration": 5.0, "task": "walk", **values}))
+
+    write(task_definition=None)
+    scored = scored_conditions(best)
+    assert not scored.task.randomized and scored.task.assist is None and scored.perturbation_seed is None
+    assert (scored.speed, scored.duration) == (1.3, 5.0)
+    pushed = {"pushes": {"magnitude": 5.0}}
+    write(task="push", task_definition=pushed)
+    with pytest.raises(TaskError, match="best.json: perturbation_seed: missing, and its task push draws"):
+        scored_conditions(best)
+    write(task="push", task_definition=pushed, perturbation_seed=-1)
+    with pytest.raises(TaskError, match="best.json: perturbation_seed: expected an integer >= 0, got -1"):
+        scored_conditions(best)
+    write(task_definition={"assist": {"upright": -1}})
+    with pytest.raises(TaskError, match="best.json: task_definition: assist.upright"):
+        scored_conditions(best)
+    write(task_definition=None, speed=0)
+    with pytest.raises(TaskError, match="best.json: speed: expected the run's positive speed, got 0"):
+        scored_conditions(best)
+    best.write_text("[1, 2]")
+    with pytest.raises(TaskError, match="best.json: expected a JSON object"):
+        scored_conditions(best)
