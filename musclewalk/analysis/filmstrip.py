@@ -15,7 +15,7 @@ import numpy as np
 
 from ..opensim_env import import_opensim
 from ..sim.outputs import read_storage
-from .gait import coordinate_rows
+from .gait import coordinate_rows, model_joints
 from .render import side_from_name
 
 
@@ -32,10 +32,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
     rows = coordinate_rows(model, kin, bool(kin.attrs["degrees"]), sim_dir / "kinematics.mot")
     ground = model.getGround()
     edges = []  # (frame A, station A, frame B, station B, side)
-    for i in range(model.getJointSet().getSize()):
-        joint = model.getJointSet().get(i)
-        parent = joint.getParentFrame().findBaseFrame()
-        child = joint.getChildFrame().findBaseFrame()
+    for _, parent, child in model_joints(model):
         if parent.getName() == ground.getName():
             continue
         side = side_from_name(child.getName()) or ""

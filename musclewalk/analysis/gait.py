@@ -51,16 +51,24 @@ class Trial:
 
 
 # ---------------------------------------------------------------------------------- segments
+def model_joints(model) -> list[tuple]:
+    """(joint, parent body frame, child body frame) of each joint of an OpenSim Model, in the
+    joint set's order: the tree every reading of a model's structure walks."""
+    joints = model.getJointSet()
+    out = []
+    for i in range(joints.getSize()):
+        j = joints.get(i)
+        out.append((j, j.getParentFrame().findBaseFrame(), j.getChildFrame().findBaseFrame()))
+    return out
+
+
 def leg_segments(model) -> dict:
     """{'root': body, 'r'/'l': (thigh, shank, foot)} from the model's tree (OpenSim Model)."""
     osim_bodies = model.getBodySet()
-    joints = model.getJointSet()
     parent_of, children = {}, {}
     root = None
-    for i in range(joints.getSize()):
-        j = joints.get(i)
-        parent = j.getParentFrame().findBaseFrame().getName()
-        child = j.getChildFrame().findBaseFrame().getName()
+    for _, parent_frame, child_frame in model_joints(model):
+        parent, child = parent_frame.getName(), child_frame.getName()
         parent_of[child] = parent
         children.setdefault(parent, []).append(child)
         if parent == "ground":

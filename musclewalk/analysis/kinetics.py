@@ -131,12 +131,12 @@ def joint_coordinates(model, segments: dict) -> dict:
     """{(side, joint): [rotational coordinate names]} of the joints whose child is a leg's thigh
     (hip), shank (knee) and foot (ankle), and {("root", "root"): [every coordinate]} of the joint
     of the root body (segments: gait.leg_segments)."""
-    of_child = {}
-    joints = model.getJointSet()
-    for i in range(joints.getSize()):
-        j = joints.get(i)
-        coordinates = [j.get_coordinates(k) for k in range(j.numCoordinates())]
-        of_child[j.getChildFrame().findBaseFrame().getName()] = coordinates
+    from .gait import model_joints
+
+    of_child = {
+        child.getName(): [j.get_coordinates(k) for k in range(j.numCoordinates())]
+        for j, _, child in model_joints(model)
+    }
     out = {
         (side, joint): [c.getName() for c in of_child.get(body, []) if c.getMotionType() == 1]
         for side in ("r", "l")

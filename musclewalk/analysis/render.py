@@ -32,6 +32,7 @@ import numpy as np
 
 from ..model.meta import load_meta, meta_path
 from ..model.metadata import ModelMeta
+from .gait import model_joints
 
 SIDE_COLORS = {"r": "#d62728", "l": "#1f5fbf", "m": "#8e44ad"}
 SIDE_NAMES = {"r": "right", "l": "left", "m": "midline"}
@@ -229,11 +230,8 @@ def _add_skeleton(scene: _Scene, model, state) -> dict:
         transforms[b.getName()] = _transform(b, state)
     centre = {n: T[1] for n, T in transforms.items()}  # joint centre of each body
     children: dict[str, list] = {n: [] for n in transforms}
-    joints = model.getJointSet()
-    for i in range(joints.getSize()):
-        j = joints.get(i)
-        parent = j.getParentFrame().findBaseFrame().getName()
-        child = j.getChildFrame().findBaseFrame().getName()
+    for j, parent_frame, child_frame in model_joints(model):
+        parent, child = parent_frame.getName(), child_frame.getName()
         pos = _vec(j.getChildFrame().getPositionInGround(state))
         if child in centre:
             centre[child] = pos
