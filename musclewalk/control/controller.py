@@ -18,6 +18,9 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     side). When both legs are in stance the trunk wrench is split equally between them.
   * eq 22: head_chain muscles, ã(Q̃, ω̃, P̃, ṽ of the head) over all head_chain joints.
   * eq 23: knee/ankle extensors of a leg in stance or lift_off, fplus * F_M / F_max.
+  * beyond the paper, off at onset 1: the ankle extensors' eq 23 term scaled by a ramp on their
+    stance foot's d_S, 0 while the foot is more than ankle_fplus.onset + ankle_fplus.ramp leg
+    lengths ahead of the COM, 1 from ankle_fplus.onset on (push-off after mid-stance);
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
   * eq 28: stance-preparation lower-leg target through the knee muscles.
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
@@ -296,6 +299,13 @@ class Controller:
         self._c_swing = np.array([p[f"const.swing.{m.unique}"] for m in muscles])
         self._fplus = np.array([p.get(f"fplus.{m.unique}", 0.0) for m in muscles])
         self._lift = _lift_excitations(muscles, p["lift.hip"], p["lift.knee"])
+        self._ankle_onset = p["ankle_fplus.onset"] * self._L
+        self._ankle_onset_ramp = p["ankle_fplus.ramp"] * self._L
+        self._ankle_onset_on = p["ankle_fplus.onset"] < 1.0
+        self._ankle_extensor = np.array(
+            [[m.side == side and "ankle_extensor" in m.roles for m in muscles] for side in ("r", "l")],
+            dtype=float,
+        )
         self._knee_inhibition_gain = p["knee_overextension.gain"]
         self._knee_inhibition_offset = p["knee_overextension.theta_off"]
         self._knee_inhibited = np.array(
@@ -456,7 +466,10 @@ class Controller:
             s, tables, torque, R_trunk, target_speed, target_heading, states, d_forward
         )
         # eq 23
-        feedback = jt_activation + tables.fplus * s.muscle_force
+        force_feedback = tables.fplus * s.muscle_force
+        if self._ankle_onset_on:
+            force_feedback = force_feedback * self._ankle_fplus_gate(d_forward)
+        feedback = jt_activation + force_feedback
         if self._knee_inhibition_gain > 0.0:
             feedback += self._knee_overextension_inhibition(s, states)
         if self._ta_stretch_gain > 0.0 or self._ta_soleus_inhibition > 0.0:
@@ -482,6 +495,7 @@ class Controller:
             "states": states,
             "tables": tables,
             "torque": torque,
+            "force_feedback": force_feedback,
         }
         return excitation
 
@@ -525,7 +539,7 @@ class Controller:
             out[_ROW["prep_foot_speed"]] = feature_muscle_forces(
                 feet, s.pair_r, tables.pair_weight, self._pair_muscle, n, pair_factor=factor
             )
-        out[_ROW["force_feedback"]] = tables.fplus * s.muscle_force
+        out[_ROW["force_feedback"]] = last["force_feedback"]
         if self._knee_inhibition_gain > 0.0:
             out[_ROW["knee_overextension"]] = self._knee_overextension_inhibition(s, last["states"])
         if self._ta_stretch_gain > 0.0 or self._ta_soleus_inhibition > 0.0:
@@ -672,6 +686,18 @@ class Controller:
             (target_speed * math.cos(target_heading), 0.0, -target_speed * math.sin(target_heading))
         )
         return position, velocity
+
+    def _ankle_fplus_gate(self, d_forward: tuple) -> np.ndarray:
+        """Per muscle, the factor on its eq 23 term: for each leg's ankle extensors the ramp on that
+        leg's d_S (0 at onset + ramp and beyond, 1 at onset and behind), 1 for every other muscle.
+        A swing leg's F+ is 0 already."""
+        gate = np.ones(self.model.n_muscles)
+        for leg in (0, 1):
+            ahead = (d_forward[leg] - self._ankle_onset) / self._ankle_onset_ramp
+            share = min(max(1.0 - ahead, 0.0), 1.0)
+            if share < 1.0:
+                gate -= (1.0 - share) * self._ankle_extensor[leg]
+        return gate
 
     def _knee_overextension_inhibition(self, s: Sensors, states: tuple) -> np.ndarray:
         """Negative feedback per muscle for each stance / lift-off leg whose knee is extending below

@@ -52,6 +52,11 @@ prep_foot.ahead             -1 (from the    [-1, 1]             beyond the paper
 fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
                             1.2 ankle,
                             0 hip flexors
+ankle_fplus.onset           1 (off: F+      [-0.5, 1]           beyond the paper: the stance ankle
+                            from the                            extensors' F+ acts in full once the stance
+                            strike)                             foot is less than this far ahead of the
+                                                                COM, leg lengths
+ankle_fplus.ramp            0.1             [0.01, 0.5]         ... ramping in from 0 at onset + ramp
 lift.hip                    0.5             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
 lift.knee                   -0.3            [-1, 0]             c_lift_knee for knee extensors (eq 25)
 const.stance.<unique>       0.05            [0, 1]              constant in stance and lift-off (eq 30)
@@ -107,6 +112,7 @@ SWING_FOOT_FOLLOWS_SHANK = "swing_foot_follows_shank"
 KNEE_DAMPING = "knee_damping"
 SWING_LEG_RETRACTION = "swing_leg_retraction"
 TERMINAL_SWING_RETRACTION = "terminal_swing_retraction"
+ANKLE_FORCE_FEEDBACK_ONSET = "ankle_force_feedback_onset"
 
 
 class ParameterError(ValueError):
@@ -358,6 +364,36 @@ def controller_parameter_specs(control_model) -> list:
                 fb,
                 f"positive force feedback gain of {unique}, per F_max (eq 23)",
             )
+    # beyond the paper: eq 23's F+ makes a stance leg's ankle extensors push from the strike on, so
+    # the human-objective Human's plantarflexor moment reaches 0.8 N m/kg by 10 % of the cycle and
+    # its ankle does its work at 20 % instead of at push-off (people: 58 %). The onset scales
+    # their F+ by a ramp on the stance foot's d_S: 0 while it is more than onset + ramp ahead of
+    # the COM, 1 from onset on. At 1 L (the default; no stance foot is that far ahead) F+ acts
+    # from the strike, the paper's
+    specs.append(
+        ParamSpec(
+            "ankle_fplus.onset",
+            1.0,
+            -0.5,
+            1.0,
+            fb,
+            "forward distance of the stance foot from the COM below which its ankle extensors' F+ "
+            "(eq 23) acts in full, leg lengths",
+            ANKLE_FORCE_FEEDBACK_ONSET,
+        )
+    )
+    specs.append(
+        ParamSpec(
+            "ankle_fplus.ramp",
+            0.1,
+            0.01,
+            0.5,
+            fb,
+            "distance over which the ankle extensors' F+ ramps in, from 0 at onset + ramp to full at "
+            "onset, leg lengths",
+            ANKLE_FORCE_FEEDBACK_ONSET,
+        )
+    )
     add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
     # beyond the paper (Geyer & Herr 2010; Wang et al. 2012): inhibit the uniarticular knee extensors

@@ -26,6 +26,8 @@ def test_parameter_list_structure(creature):
         "gain.knee.kw",
         "prep_foot.kv",
         "prep_foot.ahead",
+        "ankle_fplus.onset",
+        "ankle_fplus.ramp",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",

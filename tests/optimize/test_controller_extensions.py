@@ -16,7 +16,14 @@ REPO = Path(__file__).resolve().parents[2]
 COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
 FREE = {"knee_overextension.*": {"free": True}}
 # the features beyond the paper listed before the knee inhibition (params.py order)
-OFF_BEFORE = ["swing_foot.follow_shank", "gain.knee.kw", "prep_foot.kv", "prep_foot.ahead"]
+OFF_BEFORE = [
+    "swing_foot.follow_shank",
+    "gain.knee.kw",
+    "prep_foot.kv",
+    "prep_foot.ahead",
+    "ankle_fplus.onset",
+    "ankle_fplus.ramp",
+]
 NAMES = ["knee_overextension.gain", "knee_overextension.theta_off"]
 STANCE_TIBIALIS = [
     "stance_tibialis.stretch_gain",
