@@ -23,6 +23,7 @@ import numpy as np
 from run_folders import model_tables
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
+from musclewalk.analysis.gait import model_joints
 from musclewalk.constants import GRAVITY
 from musclewalk.model.kinematics import bodies_beyond
 from musclewalk.opensim_env import import_opensim
@@ -34,13 +35,11 @@ def holding_rows(path: Path) -> list[dict]:
     state = model.initSystem()
     model.realizePosition(state)
     bodies = {b.getName(): b for b in model.getBodySet()}
-    links = [
-        (j.getParentFrame().findBaseFrame().getName(), j.getChildFrame().findBaseFrame().getName())
-        for j in model.getJointSet()
-    ]
+    joints = model_joints(model)
+    links = [(parent.getName(), child.getName()) for _, parent, child in joints]
     rows = []
-    for joint in model.getJointSet():
-        child = joint.getChildFrame().findBaseFrame().getName()
+    for joint, _, child_frame in joints:
+        child = child_frame.getName()
         if child not in bodies:
             continue
         distal = bodies_beyond(links, child)
