@@ -1,7 +1,8 @@
 """The committed walkers re-simulate to the objective their optimization recorded: a refactor of
 the measures, the objective or the simulation loop that changes a committed result fails here. A
 controller optimized under random perturbations is re-simulated under those of its best's
-generation (best.json's task and perturbation_seed)."""
+generation (best.json's task and perturbation_seed, as `musclewalk simulate --as-scored` reads
+them)."""
 
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from musclewalk.measures.objective import Objective, scored_run
-from musclewalk.optimize.task import Task
+from musclewalk.optimize.task import scored_conditions
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
@@ -33,14 +34,14 @@ def test_committed_best_re_simulates_to_its_recorded_objective(run):
     folder = REPO / "models" / "optimized" / run
     best = json.loads((folder / "best.json").read_text())
     params = best["parameters"]
+    # the task as the run stored it, whatever its file says today (`simulate --as-scored`)
+    scored = scored_conditions(folder / "best.json")
+    scenario, terrain = scored.task.scenario(scored.speed, scored.duration, scored.perturbation_seed)
     if best.get("perturbation_seed") is None:
-        scenario, terrain = Scenario(speed=best["speed"], duration=best["duration"]), None
+        assert scenario == Scenario(speed=best["speed"], duration=best["duration"]) and terrain is None
     else:
-        # the task as the run stored it (settings.json), whatever its file says today
-        settings = json.loads((folder / "settings.json").read_text())
-        task = Task.from_dict(settings["task_definition"], best["task"], source=f"{folder}/settings.json")
-        scenario, terrain = task.scenario(best["speed"], best["duration"], best["perturbation_seed"])
-        assert task.randomized and (scenario.pushes or terrain is not None or callable(scenario.heading))
+        assert scored.task.randomized
+        assert scenario.pushes or terrain is not None or callable(scenario.heading)
     sim = Simulator(folder / "optimized.osim", terrain=terrain)
     objective = Objective.load(best.get("objective_name", "geijtenbeek2013"))
     run = scored_run(sim, scenario, {**params["controller"], **params["initial_state"]}, objective)
