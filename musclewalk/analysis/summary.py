@@ -159,9 +159,10 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     """Where each muscle's excitation comes from, per phase of its leg (stance: stance and lift-off;
     swing: swing and stance preparation; a midline muscle: the whole run), as mean excitations:
     ``constant`` (eq 30-31 with the lift-off terms of eq 24-25), ``force_feedback`` (eq 23, the
-    muscle's own force through its neural delay) and ``remainder``, the rest: the target-feature
-    and balance feedback (eq 16-22, 26-29) and any controller feature beyond the paper, less what
-    the clipping to [0, 1] took off. When the run recorded feedback_sources.npz, also
+    muscle's own force through its neural delay, with ankle_fplus.onset's gate on d_S) and
+    ``remainder``, the rest: the target-feature and balance feedback (eq 16-22, 26-29) and any
+    other controller feature beyond the paper, less what the clipping to [0, 1] took off. When the
+    run recorded feedback_sources.npz, also
     ``feedback_by_source`` (all the delivered feedback, F+ included, by control.FEEDBACK_SOURCES:
     trunk_sagittal, ...; sources that never act left out) and ``clipping`` (what the clipping to
     [0, 1] added, < 0 where it cut), provided constant + the sources, clipped, reproduce the
@@ -179,7 +180,7 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     control_model = control_model_from_meta(meta, dt)
     path = summary.get("parameters")
     try:
-        log = pd.read_csv(sim_dir / "controller.csv", usecols=["state_r", "state_l"])
+        log = pd.read_csv(sim_dir / "controller.csv", usecols=["state_r", "state_l", "d_S_r", "d_S_l"])
         values = load_parameter_file(path) if path not in (None, "defaults") else {}  # sim.outputs
         controller = Controller(control_model, split_parameters(values, control_model, str(path))[0])
     except (FileNotFoundError, ParameterError, ValueError):
@@ -192,6 +193,10 @@ def _excitation_sources(sim_dir: Path, summary: dict, meta, names, cols, dt: flo
     terms = {pair: controller.state_terms(pair) for pair in set(pairs)}
     constant = np.array([terms[pair][0] for pair in pairs])
     force_feedback_now = np.array([terms[pair][1] for pair in pairs]) * force
+    if controller.ankle_fplus_gated:
+        force_feedback_now *= np.array(
+            [controller.ankle_fplus_gate(d) for d in zip(log["d_S_r"], log["d_S_l"])]
+        )
     # delivered delay_steps control steps later (control.delays, zeros at the start)
     force_feedback = _delivered(force_feedback_now, control_model.delay_steps)
     remainder = excitation - constant - force_feedback

@@ -18,9 +18,10 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     side). When both legs are in stance the trunk wrench is split equally between them.
   * eq 22: head_chain muscles, ã(Q̃, ω̃, P̃, ṽ of the head) over all head_chain joints.
   * eq 23: knee/ankle extensors of a leg in stance or lift_off, fplus * F_M / F_max.
-  * beyond the paper, off at onset 1: the ankle extensors' eq 23 term scaled by a ramp on their
-    stance foot's d_S, 0 while the foot is more than ankle_fplus.onset + ankle_fplus.ramp leg
-    lengths ahead of the COM, 1 from ankle_fplus.onset on (push-off after mid-stance);
+  * beyond the paper, off at onset 1: the ankle extensors' eq 23 term (stance and lift-off) scaled
+    by a ramp on their foot's d_S, 0 while the foot is more than ankle_fplus.onset +
+    ankle_fplus.ramp leg lengths ahead of the COM, 1 from ankle_fplus.onset on (push-off after
+    mid-stance);
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
   * eq 28: stance-preparation lower-leg target through the knee muscles.
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
@@ -468,7 +469,7 @@ class Controller:
         # eq 23
         force_feedback = tables.fplus * s.muscle_force
         if self._ankle_onset_on:
-            force_feedback = force_feedback * self._ankle_fplus_gate(d_forward)
+            force_feedback = force_feedback * self.ankle_fplus_gate(d_forward)
         feedback = jt_activation + force_feedback
         if self._knee_inhibition_gain > 0.0:
             feedback += self._knee_overextension_inhibition(s, states)
@@ -687,11 +688,19 @@ class Controller:
         )
         return position, velocity
 
-    def _ankle_fplus_gate(self, d_forward: tuple) -> np.ndarray:
-        """Per muscle, the factor on its eq 23 term: for each leg's ankle extensors the ramp on that
-        leg's d_S (0 at onset + ramp and beyond, 1 at onset and behind), 1 for every other muscle.
-        A swing leg's F+ is 0 already."""
+    @property
+    def ankle_fplus_gated(self) -> bool:
+        """Whether ankle_fplus.onset is on (below 1 leg length)."""
+        return self._ankle_onset_on
+
+    def ankle_fplus_gate(self, d_forward: tuple) -> np.ndarray:
+        """Per muscle, the factor on its eq 23 term for (right, left) d_S in m: for each leg's ankle
+        extensors the ramp on that leg's d_S (0 at onset + ramp and beyond, 1 at onset and behind),
+        1 for every other muscle; all 1 with the feature off. F+ itself is 0 outside stance and
+        lift-off."""
         gate = np.ones(self.model.n_muscles)
+        if not self._ankle_onset_on:
+            return gate
         for leg in (0, 1):
             ahead = (d_forward[leg] - self._ankle_onset) / self._ankle_onset_ramp
             share = min(max(1.0 - ahead, 0.0), 1.0)

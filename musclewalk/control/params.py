@@ -52,8 +52,8 @@ prep_foot.ahead             -1 (from the    [-1, 1]             beyond the paper
 fplus.<unique>              2.0 knee,      [0, 3]              k_F+ per knee/ankle extensor, per F_max (eq 23)
                             1.2 ankle,
                             0 hip flexors
-ankle_fplus.onset           1 (off: F+      [-0.5, 1]           beyond the paper: the stance ankle
-                            from the                            extensors' F+ acts in full once the stance
+ankle_fplus.onset           1 (off: F+      [-0.5, 1]           beyond the paper: the ankle extensors' F+
+                            from the                            (stance, lift-off) acts in full once their
                             strike)                             foot is less than this far ahead of the
                                                                 COM, leg lengths
 ankle_fplus.ramp            0.1             [0.01, 0.5]         ... ramping in from 0 at onset + ramp
@@ -133,7 +133,7 @@ class ParamSpec:
     group: str
     doc: str = ""
     extension: str = ""  # a controller feature beyond the paper this parameter belongs to; the
-    # feature is off while its gains (its parameters whose default is 0) are 0
+    # feature is off at its parameters' defaults
 
     def check(self, value, source: str = "parameters") -> float:
         """``value`` as a float; ParameterError unless a finite number within the bounds."""
@@ -364,12 +364,10 @@ def controller_parameter_specs(control_model) -> list:
                 fb,
                 f"positive force feedback gain of {unique}, per F_max (eq 23)",
             )
-    # beyond the paper: eq 23's F+ makes a stance leg's ankle extensors push from the strike on, so
-    # the human-objective Human's plantarflexor moment reaches 0.8 N m/kg by 10 % of the cycle and
-    # its ankle does its work at 20 % instead of at push-off (people: 58 %). The onset scales
-    # their F+ by a ramp on the stance foot's d_S: 0 while it is more than onset + ramp ahead of
-    # the COM, 1 from onset on. At 1 L (the default; no stance foot is that far ahead) F+ acts
-    # from the strike, the paper's
+    # beyond the paper: with eq 23's F+ a stance leg's ankle extensors push from the strike on, and
+    # a walker's ankle can do its work in the loading response instead of at push-off (README,
+    # issue 14's notes); the onset holds it back until the body passes over the foot. At 1 L (the
+    # default; no stance foot is that far ahead) F+ acts from the strike, the paper's
     specs.append(
         ParamSpec(
             "ankle_fplus.onset",

@@ -217,12 +217,14 @@ def test_excitation_variation_finds_a_tremor_above_the_gait_band():
     assert rows["steady"]["variance_share_above_6Hz"] == 0.0 and rows["steady"]["tremor_peak_Hz"] is None
 
 
-def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_models, tmp_path):
+@pytest.mark.parametrize("ankle_onset", [None, 0.0])
+def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_models, tmp_path, ankle_onset):
     """excitation_sources: with every target-feature gain and the lift-off terms at 0, the
     excitation is the leg state's constant plus the muscle's own F+ feedback Δ_M later, gated by
     the state when it was sensed: the recomputed constant and force feedback leave no remainder
     (up to muscles.csv's 6 digits) through the legs' changes of state (stance -> lift-off,
-    stance preparation -> stance); the constants are the template's."""
+    stance preparation -> stance); the constants are the template's. With ankle_fplus.onset on
+    the ankle extensors' F+ is recomputed with its gate on the recorded d_S, which acted."""
     import pandas as pd
 
     from musclewalk.control.params import controller_parameter_specs
@@ -231,6 +233,8 @@ def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_mode
 
     off = {f"gain.{name}": 0.0 for name in ("trunk.kq", "trunk.kw", "swing.kq", "prep.kq", "prep.kw")}
     off.update({"gain.knee.kq": 0.0, "gain.ankle.kq": 0.0, "lift.hip": 0.0, "lift.knee": 0.0})
+    if ankle_onset is not None:
+        off.update({"ankle_fplus.onset": ankle_onset, "ankle_fplus.ramp": 0.1})
     params = tmp_path / "no_feature_feedback.json"
     params.write_text(json.dumps(off))
     run = tmp_path / "run"
@@ -255,6 +259,10 @@ def test_excitation_sources_split_each_muscle_by_the_controller_rules(built_mode
     assert sources["vasti_l"]["stance"]["force_feedback"] > 0.0  # F+ in stance
     assert sources["vasti_l"]["swing"]["force_feedback"] == 0.0  # none in swing
     assert sources["hip_flexor_medial_r"]["stance"]["force_feedback"] == 0.0  # no F+ gain
+    if ankle_onset is not None:  # a stance foot ahead of the onset: its F+ was gated
+        leg_length = control_model_from_meta(load_meta(model), 0.005).leg_length
+        ahead = states.d_S_l[states.state_l == "stance"] > (ankle_onset + 0.05) * leg_length
+        assert ahead.any()
 
 
 def test_the_recorded_feedback_by_source_agrees_with_the_recomputed_split(built_models, tmp_path):

@@ -519,12 +519,15 @@ def test_the_retraction_force_is_eq_14s_velocity_term_on_the_foot_through_its_hi
         assert np.any(np.abs(row) > 1e-3) == (velocity[0] != 0.0 or velocity[2] != 0.0), velocity
 
 
-@pytest.mark.parametrize("foot_ahead, share", [(0.5, 0.0), (0.3, 0.0), (0.2, 0.5), (0.1, 1.0), (-0.2, 1.0)])
+@pytest.mark.parametrize(
+    "foot_ahead, share", [(1.5, 0.0), (0.5, 0.0), (0.3, 0.0), (0.2, 0.5), (0.1, 1.0), (-0.2, 1.0)]
+)
 def test_the_ankle_extensors_force_feedback_ramps_in_as_the_body_passes_the_stance_foot(foot_ahead, share):
     """ankle_fplus.onset / .ramp (beyond the paper): a stance leg's ankle extensors get eq 23's term
     times a ramp on their foot's d_S (0 at onset + ramp leg lengths ahead of the COM and beyond, 1 at
-    onset and behind); its knee extensors and the other leg keep theirs; at the default onset (1 L)
-    the term is eq 23's at any d_S."""
+    onset and behind); its knee extensors and the other leg keep theirs, and the step's feedback is
+    the gated one. At the default onset (1 L: off) the term is eq 23's at any d_S, even a foot
+    further ahead than that."""
     from control_synth import LEG_LENGTH, base_sensors
 
     from musclewalk.control import FEEDBACK_SOURCES, Controller
@@ -533,7 +536,7 @@ def test_the_ankle_extensors_force_feedback_ramps_in_as_the_body_passes_the_stan
     cm, ix = creature.model, creature.index
     foot_r = cm.foot_body[0]
 
-    def force_feedback(**onset) -> np.ndarray:
+    def stepped(**onset):
         controller = Controller(cm, onset)
         controller.fsm.states = [int(LegState.STANCE), int(LegState.STANCE)]
         sensors = base_sensors(creature)
@@ -543,11 +546,16 @@ def test_the_ankle_extensors_force_feedback_ramps_in_as_the_body_passes_the_stan
         sensors.muscle_force[:] = 300.0
         controller.step(sensors)
         assert controller.leg_states == ("stance", "stance")
-        return dict(zip(FEEDBACK_SOURCES, controller.feedback_by_source()))["force_feedback"]
+        sources = controller.feedback_by_source()
+        np.testing.assert_allclose(sources.sum(axis=0), controller.feedback, atol=1e-12)
+        return controller, dict(zip(FEEDBACK_SOURCES, sources))["force_feedback"], sensors
 
-    eq23 = force_feedback()
-    np.testing.assert_array_equal(force_feedback(**{"ankle_fplus.onset": 1.0}), eq23)
-    gated = force_feedback(**{"ankle_fplus.onset": 0.1, "ankle_fplus.ramp": 0.2})
+    paper, eq23, sensors = stepped()
+    fplus = paper.state_terms(paper.fsm.states)[1]
+    np.testing.assert_array_equal(eq23, fplus * sensors.muscle_force)  # ungated at any d_S
+    assert not paper.ankle_fplus_gated
+    gating, gated, _ = stepped(**{"ankle_fplus.onset": 0.1, "ankle_fplus.ramp": 0.2})
+    assert gating.ankle_fplus_gated
     for muscle in ("soleus_r", "gastrocnemius_r"):
         assert eq23[ix(muscle)] > 0.0
         assert gated[ix(muscle)] == pytest.approx(share * eq23[ix(muscle)], abs=1e-12), muscle

@@ -174,3 +174,17 @@ def test_a_bad_start_value_names_the_key(override, message):
 
     with pytest.raises(OverrideError, match=message):
         ParameterSpace.of_creature("HumanLegs", override)
+
+
+def test_the_ankle_onset_is_searched_with_its_ramp_fixed_as_the_pushoff_try_does():
+    """Naming ankle_fplus.onset turns the feature on, ramp included; the pushoff experiment fixes the
+    ramp, so that only the onset is searched (a long ramp would undo the gate)."""
+    named = ParameterSpace.of_creature("HumanLegs", {"ankle_fplus.onset": {"upper": 0.25, "start": 0.25}})
+    assert [e.name for e in named.optimized if e.extension] == ["ankle_fplus.onset", "ankle_fplus.ramp"]
+    fixed = ParameterSpace.of_creature(
+        "HumanLegs", {"ankle_fplus.onset": {"upper": 0.25}, "ankle_fplus.ramp": {"fixed": 0.1}}
+    )
+    assert [e.name for e in fixed.optimized if e.extension] == ["ankle_fplus.onset"]
+    values = fixed.values(np.zeros(len(fixed)))
+    assert values["ankle_fplus.ramp"] == 0.1
+    assert -0.5 <= values["ankle_fplus.onset"] <= 0.25
