@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from musclewalk.control.controller import Controller
+from musclewalk.control.params import controller_parameter_specs
 from musclewalk.model.meta import load_meta
 from musclewalk.model.vectors import KINDS, ModelVectors, parse_osim, write_model_with
 from musclewalk.opensim_env import import_opensim
@@ -41,19 +42,10 @@ def test_space_layout(space_meta):
     assert {"state_transition", "target_features", "feedback", "constant_excitation"} <= set(counts)
     # every parameter is named; the paper's are optimized, a feature beyond it is kept off
     assert sum(counts.values()) == len(space) == len(set(space.names)) - len(space.off)
-    assert set(space.off) == {
-        "swing_foot.follow_shank",
-        "gain.knee.kw",
-        "prep_foot.kv",
-        "prep_foot.ahead",
-        "knee_overextension.gain",
-        "knee_overextension.theta_off",
-        "stance_tibialis.stretch_gain",
-        "stance_tibialis.theta_off",
-        "stance_tibialis.soleus_inhibition",
-        "angular_velocity_filter.time_constant",
-        "jt_equal_activation.weight",
-    }
+    # exactly the features beyond the paper (test_control_params lists them)
+    specs = controller_parameter_specs(control_model_from_meta(meta, 0.005))
+    assert set(space.off) == {s.name for s in specs if s.extension}
+    assert "ankle_fplus.onset" in space.off and "fsm.d_prep" not in space.off
     # sigma = 1 explores a tenth of each range: x spans SCALE_DIVISOR units between the bounds
     assert space.upper_x - space.lower_x == pytest.approx(np.full(len(space), SCALE_DIVISOR))
     assert np.all(space.lower_x <= 0) and np.all(space.upper_x >= 0)
