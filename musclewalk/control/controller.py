@@ -146,6 +146,14 @@ def _lift_excitations(muscles, lift_hip: float, lift_knee: float) -> np.ndarray:
     return lift
 
 
+def _leg_masks(muscles, has_roles: Callable) -> np.ndarray:
+    """(2, n_muscles) of 0/1: row 0 the right leg's muscles whose roles pass ``has_roles``, row 1
+    the left's."""
+    return np.array(
+        [[m.side == side and has_roles(m.roles) for m in muscles] for side in ("r", "l")], dtype=float
+    )
+
+
 def _pair_groups(cm: ControlModel, has_head: bool) -> np.ndarray:
     """Group (joint kind x side) of each (muscle, joint) pair; _GROUP_NONE where the muscle does not
     serve that joint's features."""
@@ -303,18 +311,11 @@ class Controller:
         self._ankle_onset = p["ankle_fplus.onset"] * self._L
         self._ankle_onset_ramp = p["ankle_fplus.ramp"] * self._L
         self._ankle_onset_on = p["ankle_fplus.onset"] < 1.0
-        self._ankle_extensor = np.array(
-            [[m.side == side and "ankle_extensor" in m.roles for m in muscles] for side in ("r", "l")],
-            dtype=float,
-        )
+        self._ankle_extensor = _leg_masks(muscles, lambda roles: "ankle_extensor" in roles)
         self._knee_inhibition_gain = p["knee_overextension.gain"]
         self._knee_inhibition_offset = p["knee_overextension.theta_off"]
-        self._knee_inhibited = np.array(
-            [
-                [m.side == side and "knee_extensor" in m.roles and "hip" not in m.roles for m in muscles]
-                for side in ("r", "l")
-            ],
-            dtype=float,
+        self._knee_inhibited = _leg_masks(
+            muscles, lambda roles: "knee_extensor" in roles and "hip" not in roles
         )
         self._init_stance_tibialis()
 
@@ -326,20 +327,8 @@ class Controller:
         self._ta_theta_off = p.get("stance_tibialis.theta_off", 0.0)
         self._ta_soleus_inhibition = p.get("stance_tibialis.soleus_inhibition", 0.0)
         self._ankle_dorsiflexion0 = cm.ankle0 - self._lower_leg_pitch0
-        self._stance_dorsiflexor = np.array(
-            [
-                [m.side == side and is_uniarticular_dorsiflexor(m.roles) for m in muscles]
-                for side in ("r", "l")
-            ],
-            dtype=float,
-        )
-        soleus = np.array(
-            [
-                [m.side == side and is_uniarticular_plantarflexor(m.roles) for m in muscles]
-                for side in ("r", "l")
-            ],
-            dtype=float,
-        )
+        self._stance_dorsiflexor = _leg_masks(muscles, is_uniarticular_dorsiflexor)
+        soleus = _leg_masks(muscles, is_uniarticular_plantarflexor)
         counts = np.maximum(soleus.sum(axis=1, keepdims=True), 1.0)
         self._soleus_force_weight = soleus * self._inv_fmax / counts
 
