@@ -15,22 +15,26 @@ from musclewalk.optimize.space import ParameterSpace, without_starts
 REPO = Path(__file__).resolve().parents[2]
 COMMITTED_BEST = REPO / "models" / "optimized" / "HumanLegs-walk-1.3" / "best.json"
 FREE = {"knee_overextension.*": {"free": True}}
-# the features beyond the paper listed before the knee inhibition (params.py order)
-OFF_BEFORE = [
-    "swing_foot.follow_shank",
-    "gain.knee.kw",
-    "prep_foot.kv",
-    "prep_foot.ahead",
-    "ankle_fplus.onset",
-    "ankle_fplus.ramp",
-]
 NAMES = ["knee_overextension.gain", "knee_overextension.theta_off"]
 STANCE_TIBIALIS = [
     "stance_tibialis.stretch_gain",
     "stance_tibialis.theta_off",
     "stance_tibialis.soleus_inhibition",
 ]
-OTHERS_AFTER = [*STANCE_TIBIALIS, "angular_velocity_filter.time_constant", "jt_equal_activation.weight"]
+
+
+def _features_beyond_the_paper() -> list:
+    """Every extension parameter in params.py order (tests/control/test_control_params.py lists them)."""
+    from musclewalk.control.params import controller_parameter_specs
+
+    space = ParameterSpace.of_creature("HumanLegs")
+    return [s.name for s in controller_parameter_specs(space.control_model) if s.extension]
+
+
+EXTENSIONS = _features_beyond_the_paper()
+# the features beyond the paper listed before and after the knee inhibition (params.py order)
+OFF_BEFORE = EXTENSIONS[: EXTENSIONS.index(NAMES[0])]
+OTHERS_AFTER = EXTENSIONS[EXTENSIONS.index(NAMES[-1]) + 1 :]
 
 
 def test_off_by_default_and_optimized_when_freed():
