@@ -6,6 +6,7 @@ together (all or none). No OpenSim here: lxml only."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -304,3 +305,23 @@ def read_yaml(path, error: type[Exception], what: str):
         raise error(f"{path}: {what} not found") from None
     except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError) as exc:
         raise error(f"{path}: not valid YAML ({exc})") from None
+
+
+def read_json(path, error: type[Exception], what: str):
+    """The data of a JSON input file, or ``error`` naming the file when it is missing or not
+    JSON (``what``: e.g. "parameter file")."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise error(f"{path}: {what} not found") from None
+    except (ValueError, IsADirectoryError) as exc:  # JSONDecodeError, UnicodeDecodeError
+        raise error(f"{path}: not valid JSON ({exc})") from None
+
+
+def read_json_object(path, error: type[Exception], what: str) -> dict:
+    """As read_json, and ``error`` when the data is not a JSON object."""
+    data = read_json(path, error, what)
+    if not isinstance(data, dict):
+        raise error(f"{Path(path)}: expected a JSON object")
+    return data

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..constants import CONTROL_INTERVAL
+from ..io_checks import read_json_object
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, gait_pattern, touch_downs
 from ..measures.integral import StepIntegral
@@ -54,14 +55,9 @@ def read_run_summary(sim_dir) -> dict:
     path = Path(sim_dir) / "summary.json"
     if not Path(sim_dir).is_dir():
         raise FileNotFoundError(f"{sim_dir}: simulation folder not found")
-    try:
-        summary = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{sim_dir}: not a simulation folder (no summary.json)") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(summary, dict):
-        raise ValueError(f"{path}: expected a JSON object")
+    if not path.exists():
+        raise FileNotFoundError(f"{sim_dir}: not a simulation folder (no summary.json)")
+    summary = read_json_object(path, ValueError, "summary")
     for key in RUN_KEYS:
         if key not in summary:
             raise ValueError(f"{path}: {key}: missing")

@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from ..constants import CONTROL_INTERVAL
-from ..io_checks import read_yaml
+from ..io_checks import read_json_object, read_yaml
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.template import models_dir
 from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario
@@ -353,7 +353,7 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
     kept one, the ``task_definition`` of the settings.json beside it (the run's stored task); a
     best with neither is straight walking on flat ground. TaskError naming the file and key."""
     path = Path(best_path)
-    data = _read_json_mapping(path)
+    data = read_json_object(path, TaskError, "file")
     for key in ("speed", "duration"):
         value = data.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
@@ -361,7 +361,7 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
     definition, source = data.get("task_definition"), path
     if definition is None and (path.parent / "settings.json").is_file():
         source = path.parent / "settings.json"
-        definition = _read_json_mapping(source).get("task_definition")
+        definition = read_json_object(source, TaskError, "file").get("task_definition")
     name = Path(str(data.get("task") or DEFAULT_TASK)).stem
     if definition is None and name != DEFAULT_TASK:
         raise TaskError(
@@ -378,18 +378,6 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
     if task.randomized and seed is None:
         raise TaskError(f"{path}: perturbation_seed: missing, and its task {name} draws random perturbations")
     return ScoredConditions(task, seed, float(data["speed"]), float(data["duration"]))
-
-
-def _read_json_mapping(path: Path) -> dict:
-    import json
-
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise TaskError(f"{path}: cannot read it as JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise TaskError(f"{path}: expected a JSON object")
-    return data
 
 
 def _task_path(name_or_path: str | Path, source: str | None = None) -> Path:

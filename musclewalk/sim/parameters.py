@@ -4,13 +4,13 @@ parameters by name. Accepted layouts: ``{"controller": {...}, "initial_state": {
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Mapping
 
 from ..constants import CONTROL_INTERVAL
 from ..control.params import ParameterError, controller_parameter_specs
+from ..io_checks import read_json, read_json_object
 from ..model.metadata import ModelMeta
 from .bridge import control_model_from_meta
 from .scenario import INITIAL_STATE_SPECS
@@ -29,23 +29,12 @@ def split_parameters(values: Mapping[str, float], control_model, source: str = "
     return controller, initial
 
 
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ParameterError(f"{path}: parameter file not found") from None
-    except json.JSONDecodeError as exc:
-        raise ParameterError(f"{path}: not valid JSON ({exc})") from None
-
-
 def read_parameter_sections(path) -> tuple[str | None, dict]:
     """(creature or None, {"controller", "initial_state", "model"}) of a parameter file in any
     accepted layout; a flat file's names all land in "controller". Structural errors raise
     ParameterError naming the file and key."""
     path = Path(path)
-    data = _read_json(path)
-    if not isinstance(data, dict):
-        raise ParameterError(f"{path}: expected a JSON object")
+    data = read_json_object(path, ParameterError, "parameter file")
     creature = data.get("creature") if isinstance(data.get("creature"), str) else None
     prefix = ""
     if "parameters" in data:
@@ -72,7 +61,7 @@ def parameter_file_speed(path) -> float | None:
     """The target speed (m/s) a parameter file says it was made for: an optimizer's best.json
     has it at its top level (``speed``). None when the file gives none or no positive number;
     ParameterError naming the file when it cannot be read."""
-    data = _read_json(Path(path))
+    data = read_json(path, ParameterError, "parameter file")
     speed = data.get("speed") if isinstance(data, dict) else None
     if isinstance(speed, bool) or not isinstance(speed, (int, float)):
         return None
