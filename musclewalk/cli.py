@@ -17,12 +17,11 @@ class UsageError(Exception):
 
 
 def _cmd_creatures(args):
-    import yaml
-
+    from . import yaml_io
     from .model.template import list_creatures
 
     for name, path in list_creatures().items():
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml_io.safe_load(path.read_text()) or {}
         parts = ", ".join(f"{p}={v.get('template')}" for p, v in (data.get("parts") or {}).items())
         print(f"{name:10s} {parts}   ({path})")
 
@@ -361,8 +360,10 @@ def _parameter_overrides(text: str | None):
         return None
     import yaml
 
+    from . import yaml_io
+
     try:
-        value = yaml.safe_load(text)
+        value = yaml_io.safe_load(text)
     except yaml.YAMLError as exc:
         raise UsageError(f"--parameters: not a YAML mapping: {' '.join(str(exc).split())}") from None
     if not isinstance(value, dict):

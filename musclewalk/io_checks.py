@@ -298,9 +298,11 @@ def read_yaml(path, error: type[Exception], what: str):
     YAML (``what``: e.g. "objective file")."""
     import yaml
 
+    from . import yaml_io
+
     path = Path(path)
     try:
-        return yaml.safe_load(path.read_text())
+        return yaml_io.safe_load(path.read_text())
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
     except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError) as exc:

@@ -102,11 +102,12 @@ def emg_map() -> dict:
     """Muscle name (without side) -> EMG channel, from models/emg_map.yaml."""
     import yaml
 
+    from .. import yaml_io
     from ..model.template import models_dir
 
     path = models_dir() / "emg_map.yaml"
     try:
-        data = yaml.safe_load(path.read_text()) or {}
+        data = yaml_io.safe_load(path.read_text()) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise reference.ReferenceError(f"{path}: cannot read the muscle map ({exc})") from None
     if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):

@@ -18,6 +18,7 @@ from typing import Any, Iterable
 import numpy as np
 import yaml
 
+from .. import yaml_io
 from ..constants import GRAVITY
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, bodies_beyond, path_length, world_point
@@ -110,7 +111,7 @@ def list_creatures(root: Path | None = None) -> dict[str, Path]:
     out = {}
     for path in sorted(folder.glob("*.yaml")):
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            data = yaml_io.safe_load(path.read_text()) or {}
         except yaml.YAMLError:
             data = {}
         out[str(data.get("name", path.stem))] = path
@@ -135,7 +136,7 @@ def resolve_creature(name_or_path: str) -> Path:
 
 def _load_yaml(path: Path) -> dict:
     try:
-        data = yaml.safe_load(path.read_text())
+        data = yaml_io.safe_load(path.read_text())
     except FileNotFoundError:
         raise CreatureError(path, "", "file not found") from None
     except yaml.YAMLError as exc:

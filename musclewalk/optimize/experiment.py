@@ -229,10 +229,12 @@ def is_experiment_file(path) -> bool:
     creature file does not). A bad experiment file is one (Experiment.load says what is wrong)."""
     import yaml
 
+    from .. import yaml_io
+
     if not str(path).endswith((".yaml", ".yml")) or not Path(path).is_file():
         return False
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        data = yaml_io.safe_load(Path(path).read_text())
     except yaml.YAMLError:
         return False
     return isinstance(data, dict) and ("creature" in data or "extends" in data)
