@@ -9,8 +9,7 @@ digits, a relative rounding of at most 5e-7 per value). The terms whose formulas
 1e-7 of their means on the 2 s HumanLegs run, within 2e-6 of each muscle's mean term. The test
 allows 1e-5 on a term's mean over all muscles and 1e-4 (or 1e-3 W) per muscle: tens of times the
 rounding, and a hundred times below what a different formula would give (a constant changed,
-the total fibre force for the active one, a sign convention, the excitation paired with the
-next step's state: a percent or more).
+the total fibre force for the active one, a sign convention: a percent or more).
 
 The documented difference: the probe charges the maintenance heat on the excitation (Bhargava
 et al. 2004), Wang 2012 / SCONE / musclewalk on the activation. With the excitation in place of
