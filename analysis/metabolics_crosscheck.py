@@ -24,7 +24,8 @@ activation. The table therefore also has musclewalk's formula evaluated with the
 place of the activation ("ours, u"), which should equal the probe; the remaining difference is
 what the replay and the 6 digits of muscles.csv leave. The probe with OpenSim's default settings
 (basal 1.2 W/kg, negative work counted, the 1 W/kg heat floor, the negative-power clamp) is
-reported too, with what each of those settings changes on its own.
+reported too, with what each of those settings changes on its own (and the force-dependent
+shortening constant, not a default).
 
 Mean rates are over the run's control intervals (every sample but the last, as `musclewalk
 analyze`). The replayed muscle state is checked against muscles.csv (largest difference per
@@ -205,6 +206,10 @@ def probe_specs() -> dict:
     specs["opensim_defaults"] = (everything, {})
     for key, value in DEFAULT_VARIANTS.items():
         specs[f"matched_with_{key}_{value}"] = (everything, {**MATCHED, key: value})
+    # not a default, but a common choice (Bhargava 2004's force-dependent alpha: 0.16 F_iso + 0.18 F
+    # while shortening, 0.157 F while lengthening, which makes the shortening heat negative then)
+    key = "use_force_dependent_shortening_prop_constant"
+    specs[f"matched_with_{key}_True"] = (everything, {**MATCHED, key: True})
     # negative work counted and then clamped per muscle: the two defaults act together
     both = {"include_negative_mechanical_work": True, "forbid_negative_total_power": True}
     specs["matched_with_negative_work_clamped"] = (everything, {**MATCHED, **both})
