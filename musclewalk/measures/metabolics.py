@@ -13,6 +13,12 @@ m: muscle mass = F_max / sigma x rho x l_opt (sigma = 0.25 MPa specific tension,
 kg/m^3), f: slow-twitch fraction 0.5, u excitation, a activation, l normalized fibre length,
 v fibre velocity (m/s, negative = shortening), F fibre force, F_active its active part (N);
 g(l) = 0.5 (l <= 0.5), l (0.5 < l <= 1), 3 - 2 l (1 < l <= 1.5), 0 (l > 1.5). Watts.
+
+Against OpenSim's Bhargava2004MuscleMetabolicsProbe configured alike (analysis/
+metabolics_crosscheck.py, tests/measures/test_metabolics_opensim.py) every term agrees to the
+recorded digits but the maintenance heat, which the probe charges on the excitation (Bhargava et
+al. 2004) where this model, as SCONE's, charges it on the activation. SCONE's shortening heat takes
+the tendon force; this one, as the probe, the fibre force.
 """
 
 from __future__ import annotations
