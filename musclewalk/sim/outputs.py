@@ -192,7 +192,7 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
         feedback=np.array(rec.feedback_sources, dtype=np.float32),
     )
     summary = {
-        "model": str(sim.engine.path),
+        "model": str(Path(sim.engine.path).resolve()),  # readable from any working directory
         "creature": meta.creature,
         **result.summary(scenario),
         **extra_summary,

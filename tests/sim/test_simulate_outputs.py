@@ -207,3 +207,29 @@ def test_accuracy_option_sets_the_integrators_and_is_recorded(built_models, tmp_
     assert _simulate(built_models, tighter, "--accuracy", "0.003") == 0
     used = [json.loads((d / "summary.json").read_text())["integrator_accuracy"] for d in (default, tighter)]
     assert used == [0.01, 0.003]
+
+
+def test_a_run_folder_is_analyzed_from_any_working_directory(built_models, tmp_path, monkeypatch, capfd):
+    """summary.json names the model by its absolute path: a model given relative to where
+    `simulate` ran is still found by `analyze` run from elsewhere."""
+    monkeypatch.chdir(built_models["HumanLegs"].parent)
+    out = tmp_path / "run"
+    assert (
+        main(
+            [
+                "simulate",
+                built_models["HumanLegs"].name,
+                "--speed",
+                "1.3",
+                "--duration",
+                "0.05",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert json.loads((out / "summary.json").read_text())["model"] == str(built_models["HumanLegs"].resolve())
+    monkeypatch.chdir(tmp_path)
+    capfd.readouterr()
+    assert main(["analyze", str(out), "-o", str(tmp_path / "a.json")]) == 0, capfd.readouterr().err
