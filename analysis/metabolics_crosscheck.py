@@ -342,7 +342,10 @@ def crosscheck(run: dict) -> dict:
         }
         for j, n in enumerate(names)
     }
-    largest = sorted(names, key=lambda n: -abs(by_muscle[n]["relative_difference"]))[:5]
+    # a muscle with no heat of ours (NaN difference) last
+    largest = sorted(names, key=lambda n: -np.nan_to_num(abs(by_muscle[n]["relative_difference"]), nan=-1.0))[
+        :5
+    ]
     read_back = {}
     for quantity, values in rep["read_back"].items():
         recorded = columns(run, quantity)

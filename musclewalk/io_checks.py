@@ -317,7 +317,11 @@ def read_json(path, error: type[Exception], what: str):
         return json.loads(path.read_text())
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
-    except (ValueError, IsADirectoryError) as exc:  # JSONDecodeError, UnicodeDecodeError
+    except IsADirectoryError:
+        raise error(f"{path}: a folder, not a {what}") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
         raise error(f"{path}: not valid JSON ({exc})") from None
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation
 
 from ..constants import GRAVITY
+from ..io_checks import read_json_object
 from ..sim.engine import rotations_from_xyz
 from ..sim.outputs import read_storage
 from .reference import PERCENT
@@ -237,17 +238,14 @@ def coordinate_rows(model, table, in_degrees: bool, source, speeds: bool = False
 def from_simulation(run_dir, kinetics: bool = True) -> Trial:
     """A `musclewalk simulate` folder (summary.json, states.sto, grf.mot; with ``kinetics``, joint
     moments and powers by inverse dynamics of its kinematics.mot and grf_loads.xml)."""
-    import json
-
     run_dir = Path(run_dir)
     summary_path = run_dir / "summary.json"
-    try:
-        summary = json.loads(summary_path.read_text())
-        model_path = summary["model"]
-    except FileNotFoundError:
-        raise GaitError(f"{run_dir}: not a simulation folder (no summary.json)") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise GaitError(f"{summary_path}: model: missing or unreadable ({exc})") from None
+    if not summary_path.exists():
+        raise GaitError(f"{run_dir}: not a simulation folder (no summary.json)")
+    summary = read_json_object(summary_path, GaitError, "summary")
+    model_path = summary.get("model")
+    if not isinstance(model_path, str):
+        raise GaitError(f"{summary_path}: model: missing (the simulated model's path)")
     model = _model(model_path)
     segments = leg_segments(model)
     states = _storage(run_dir / "states.sto", "states file")

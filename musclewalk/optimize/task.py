@@ -353,7 +353,7 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
     kept one, the ``task_definition`` of the settings.json beside it (the run's stored task); a
     best with neither is straight walking on flat ground. TaskError naming the file and key."""
     path = Path(best_path)
-    data = read_json_object(path, TaskError, "file")
+    data = read_json_object(path, TaskError, "optimizer best")
     for key in ("speed", "duration"):
         value = data.get(key)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
@@ -361,7 +361,7 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
     definition, source = data.get("task_definition"), path
     if definition is None and (path.parent / "settings.json").is_file():
         source = path.parent / "settings.json"
-        definition = read_json_object(source, TaskError, "file").get("task_definition")
+        definition = read_json_object(source, TaskError, "run settings file").get("task_definition")
     name = Path(str(data.get("task") or DEFAULT_TASK)).stem
     if definition is None and name != DEFAULT_TASK:
         raise TaskError(

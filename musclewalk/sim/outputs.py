@@ -103,7 +103,7 @@ def run_settings(
     terrain's maximum slope (deg; None: flat ground) and the integrator accuracy used; the heading
     rule's limit (deg) only when a run tightened the paper's."""
     settings = {
-        "parameters": str(parameters) if parameters else "defaults",
+        "parameters": str(Path(parameters).absolute()) if parameters else "defaults",
         "pushes": [p.__dict__ for p in scenario.pushes],
         "heading_deg": heading_deg,
         "turn_rate_deg_s": turn_rate_deg,
@@ -192,7 +192,7 @@ def _write_all(folder: Path, sim, result, scenario, extra_summary):
         feedback=np.array(rec.feedback_sources, dtype=np.float32),
     )
     summary = {
-        "model": str(Path(sim.engine.path).resolve()),  # readable from any working directory
+        "model": str(Path(sim.engine.path).absolute()),  # found from any working directory
         "creature": meta.creature,
         **result.summary(scenario),
         **extra_summary,

@@ -16,7 +16,7 @@ class _InputError(ValueError):
         (lambda p: None, "best.json: result file not found"),
         (lambda p: p.write_text("{not json"), "best.json: not valid JSON"),
         (lambda p: p.write_bytes(b"\xff\xfe{"), "best.json: not valid JSON"),
-        (lambda p: p.mkdir(), "best.json: not valid JSON"),
+        (lambda p: p.mkdir(), "best.json: a folder, not a result file"),
     ],
     ids=["missing", "not-json", "not-utf8", "a-folder"],
 )
@@ -37,3 +37,16 @@ def test_only_read_json_object_requires_an_object(tmp_path):
         read_json_object(path, _InputError, "file")
     path.write_text('{"speed": 1.3}')
     assert read_json_object(path, _InputError, "file") == {"speed": 1.3}
+
+
+def test_an_unreadable_file_is_one_error_naming_it(tmp_path, monkeypatch):
+    path = tmp_path / "best.json"
+    path.write_text("{}")
+
+    def refuse(self, *args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(type(path), "read_text", refuse)
+    for read in (read_json, read_json_object):
+        with pytest.raises(_InputError, match="best.json: cannot read the result file .Permission denied."):
+            read(path, _InputError, "result file")

@@ -354,7 +354,7 @@ def test_run_settings():
         integrator_accuracy=0.003,
     )
     assert settings == {
-        "parameters": "run/best.json",
+        "parameters": str(Path("run/best.json").absolute()),  # found from any working directory
         "pushes": [],
         "heading_deg": 20.0,
         "turn_rate_deg_s": 12.0,

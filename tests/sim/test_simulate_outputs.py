@@ -4,6 +4,7 @@ intact), and bad options or output folders are one error line before anything is
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -210,26 +211,18 @@ def test_accuracy_option_sets_the_integrators_and_is_recorded(built_models, tmp_
 
 
 def test_a_run_folder_is_analyzed_from_any_working_directory(built_models, tmp_path, monkeypatch, capfd):
-    """summary.json names the model by its absolute path: a model given relative to where
-    `simulate` ran is still found by `analyze` run from elsewhere."""
-    monkeypatch.chdir(built_models["HumanLegs"].parent)
+    """summary.json names the model and the parameter file by their absolute paths: given
+    relative to where `simulate` ran, they are still found by `analyze` run from elsewhere (its
+    excitation split re-reads the parameters)."""
+    model = built_models["HumanLegs"]
+    monkeypatch.chdir(model.parent)
+    Path("params.json").write_text(json.dumps({"controller": {}}))
     out = tmp_path / "run"
-    assert (
-        main(
-            [
-                "simulate",
-                built_models["HumanLegs"].name,
-                "--speed",
-                "1.3",
-                "--duration",
-                "0.05",
-                "--out",
-                str(out),
-            ]
-        )
-        == 0
-    )
-    assert json.loads((out / "summary.json").read_text())["model"] == str(built_models["HumanLegs"].resolve())
+    args = ["simulate", model.name, "--params", "params.json", "--fill-defaults"]
+    assert main([*args, "--speed", "1.3", "--duration", "0.05", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["model"], summary["parameters"]) == (str(model), str(model.parent / "params.json"))
     monkeypatch.chdir(tmp_path)
     capfd.readouterr()
     assert main(["analyze", str(out), "-o", str(tmp_path / "a.json")]) == 0, capfd.readouterr().err
+    assert json.loads((tmp_path / "a.json").read_text())["excitation_sources"] is not None
