@@ -293,36 +293,38 @@ def check_model(path, meta: ModelMeta | None = None) -> ModelMeta:
     return meta
 
 
-def read_yaml(path, error: type[Exception], what: str):
-    """The data of a YAML input file, or ``error`` naming the file when it is missing or not
-    YAML (``what``: e.g. "objective file")."""
-    import yaml
-
-    from . import yaml_io
-
+def _read_input(path, error: type[Exception], what: str, parse, kind: str, malformed: tuple):
+    """``parse`` of an input file's text, or ``error`` naming the file when it is missing, a
+    folder, unreadable or not ``kind`` (``malformed``: the parser's exceptions)."""
     path = Path(path)
     try:
-        return yaml_io.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise error(f"{path}: {what} not found") from None
-    except (yaml.YAMLError, UnicodeDecodeError, IsADirectoryError) as exc:
-        raise error(f"{path}: not valid YAML ({exc})") from None
-
-
-def read_json(path, error: type[Exception], what: str):
-    """The data of a JSON input file, or ``error`` naming the file when it is missing or not
-    JSON (``what``: e.g. "parameter file")."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text())
+        return parse(path.read_text())
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None
     except IsADirectoryError:
         raise error(f"{path}: a folder, not a {what}") from None
     except OSError as exc:
         raise error(f"{path}: cannot read the {what} ({exc.strerror or exc})") from None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
-        raise error(f"{path}: not valid JSON ({exc})") from None
+    except malformed as exc:
+        raise error(f"{path}: not valid {kind} ({exc})") from None
+
+
+def read_yaml(path, error: type[Exception], what: str):
+    """The data of a YAML input file, or ``error`` naming the file (``what``: e.g. "objective
+    file")."""
+    import yaml
+
+    from . import yaml_io
+
+    return _read_input(path, error, what, yaml_io.safe_load, "YAML", (yaml.YAMLError, UnicodeDecodeError))
+
+
+def read_json(path, error: type[Exception], what: str):
+    """The data of a JSON input file, or ``error`` naming the file (``what``: e.g. "parameter
+    file")."""
+    return _read_input(
+        path, error, what, json.loads, "JSON", (ValueError,)
+    )  # JSONDecodeError, UnicodeDecodeError
 
 
 def read_json_object(path, error: type[Exception], what: str) -> dict:
