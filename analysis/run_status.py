@@ -9,8 +9,10 @@ running now.
 RUN: an optimization run folder (default: every folder under models/optimized/in-progress). A
 run with continuation stages gets a row per stage (stages/<name>/, in the order they started).
 Columns: generations run, the best objective and the generation that found it, the generations
-since then, how long the best candidate stayed up of its t_max, the wall time of the stage, and
-"running" when an optimizer holds the run's lock (its process alive). A stage still in its first
+since then, how long the best candidate stayed up of its t_max, the mean of the last 5
+generations' median objectives (where the search distribution stands: a best far below it that
+the medians do not follow is one lucky candidate, e.g. a chaotic fall time), the wall time of the
+stage, and "running" when an optimizer holds the run's lock (its process alive). A stage still in its first
 generation (only its lock, or its settings.json) reads "no generation yet".
 """
 
@@ -87,12 +89,14 @@ def stage_status(folder: Path) -> dict | None:
     if (folder / "settings.json").is_file():
         duration = json.loads((folder / "settings.json").read_text()).get("duration")
     survived = last.get("best_simulated_time")
+    medians = [float(r["median"]) for r in rows[-5:] if r.get("median") not in (None, "")]
     return {
         "generations": int(last["generation"]),
         "best": best,
         "found": found,
         "since": int(last["generation"]) - found,
         "survived": float(survived) if survived not in (None, "") else None,
+        "median": sum(medians) / len(medians) if medians else None,
         "duration": duration,
         "wall_h": float(last["wall_time"]) / 3600.0,
         "running": running(folder),
@@ -101,9 +105,9 @@ def stage_status(folder: Path) -> dict | None:
 
 def status_table(runs: list[Path]) -> str:
     lines = [
-        "| run | stage | generations | best (at generation) | unchanged for | best stays up, s | wall, h "
-        "| now |",
-        "|---|---|---|---|---|---|---|---|",
+        "| run | stage | generations | best (at generation) | unchanged for | best stays up, s "
+        "| median, last 5 generations | wall, h | now |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for run in runs:
         folders = stage_folders(run)
@@ -112,14 +116,15 @@ def status_table(runs: list[Path]) -> str:
             stage = folder.name if folder != run else ("last (the run folder)" if len(folders) > 1 else "—")
             if s is None:
                 now = "running" if running(folder) else ""
-                lines.append(f"| {run.name} | {stage} | 0 | no generation yet | | | | {now} |")
+                lines.append(f"| {run.name} | {stage} | 0 | no generation yet | | | | | {now} |")
                 continue
             up = "—" if s["survived"] is None else f"{s['survived']:g}"
             if s["duration"] is not None and s["survived"] is not None:
                 up += f" of {s['duration']:g}"
+            median = "—" if s["median"] is None else f"{s['median']:.2f}"
             lines.append(
                 f"| {run.name} | {stage} | {s['generations']} | {s['best']:.2f} ({s['found']}) | "
-                f"{s['since']} | {up} | {s['wall_h']:.2f} | {'running' if s['running'] else ''} |"
+                f"{s['since']} | {up} | {median} | {s['wall_h']:.2f} | {'running' if s['running'] else ''} |"
             )
     return "\n".join(lines)
 

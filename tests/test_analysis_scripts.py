@@ -637,14 +637,20 @@ def test_leg_clearance_runs_on_a_simulation_folder(tmp_path):
     assert out.read_text().strip() == r.stdout.strip()
 
 
-def _history(folder: Path, bests, survived, duration=5.0, wall=360.0) -> None:
-    """A history.csv as the optimizer writes it (the columns run_status reads) and settings.json."""
+def _history(folder: Path, bests, survived, duration=5.0, wall=360.0, medians=None) -> None:
+    """A history.csv as the optimizer writes it (the columns run_status reads; an early one had no
+    median) and settings.json."""
     import json
 
     folder.mkdir(parents=True)
-    rows = ["generation,evaluations,best,generation_best,wall_time,best_simulated_time"]
+    rows = [
+        "generation,evaluations,best,generation_best,wall_time,best_simulated_time"
+        + (",median" if medians else "")
+    ]
     for g, best in enumerate(bests, 1):
-        rows.append(f"{g},{20 * g},{best},{best},{wall * g},{survived}")
+        rows.append(
+            f"{g},{20 * g},{best},{best},{wall * g},{survived}" + (f",{medians[g - 1]}" if medians else "")
+        )
     (folder / "history.csv").write_text("\n".join(rows) + "\n")
     (folder / "settings.json").write_text(json.dumps({"duration": duration}))
 
@@ -654,7 +660,13 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     import time
 
     run = tmp_path / "Creature-walk-1.0-aid"
-    _history(run / "stages" / "aid_1", [90.0, 50.0, 50.0, 50.0], 5)
+    # the last 5 generations' medians: of the 6 below, 120..80 (mean 100)
+    _history(
+        run / "stages" / "aid_1",
+        [90.0, 50.0, 50.0, 50.0, 50.0, 50.0],
+        5,
+        medians=[500, 120, 110, 100, 90, 80],
+    )
     time.sleep(0.01)
     _history(run / "stages" / "aid_0.5", [70.0, 60.0], 2.5)
     (run / "stages" / "aid_0.5" / ".musclewalk.lock").write_text(str(os.getpid()))
@@ -676,12 +688,12 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     rows = out.read_text().splitlines()[2:]
     assert rows == [
-        "| Creature-walk-1.0-aid | aid_1 | 4 | 50.00 (2) | 2 | 5 of 5 | 0.40 |  |",
-        "| Creature-walk-1.0-aid | aid_0.5 | 2 | 60.00 (2) | 0 | 2.5 of 5 | 0.20 | running |",
-        "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 | 2.00 |  |",
-        "| Creature-walk-1.0-new | aid_1 | 0 | no generation yet | | | | running |",
-        "| Creature-walk-1.0-last | aid_1 | 1 | 40.00 (1) | 0 | 5 of 5 | 0.10 |  |",
-        "| Creature-walk-1.0-last | last (the run folder) | 0 | no generation yet | | | | running |",
+        "| Creature-walk-1.0-aid | aid_1 | 6 | 50.00 (2) | 4 | 5 of 5 | 100.00 | 0.60 |  |",
+        "| Creature-walk-1.0-aid | aid_0.5 | 2 | 60.00 (2) | 0 | 2.5 of 5 | — | 0.20 | running |",
+        "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 | — | 2.00 |  |",
+        "| Creature-walk-1.0-new | aid_1 | 0 | no generation yet | | | | | running |",
+        "| Creature-walk-1.0-last | aid_1 | 1 | 40.00 (1) | 0 | 5 of 5 | — | 0.10 |  |",
+        "| Creature-walk-1.0-last | last (the run folder) | 0 | no generation yet | | | | | running |",
     ]
     r = run_script("run_status.py", tmp_path)
     assert r.returncode == 2 and "no history.csv, settings.json or lock" in r.stderr
