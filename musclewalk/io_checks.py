@@ -322,9 +322,8 @@ def read_yaml(path, error: type[Exception], what: str):
 def read_json(path, error: type[Exception], what: str):
     """The data of a JSON input file, or ``error`` naming the file (``what``: e.g. "parameter
     file")."""
-    return _read_input(
-        path, error, what, json.loads, "JSON", (ValueError,)
-    )  # JSONDecodeError, UnicodeDecodeError
+    malformed = (ValueError,)  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
+    return _read_input(path, error, what, json.loads, "JSON", malformed)
 
 
 def read_json_object(path, error: type[Exception], what: str) -> dict:
