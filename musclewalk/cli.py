@@ -295,6 +295,8 @@ _EXPERIMENT_SETS = (
     "duration",
     "seed",
     "sigma",
+    "trials",
+    "trial_jitter",
     "init",
     "generations",
     "objective",
@@ -337,6 +339,8 @@ def _given_settings(args) -> dict:
         "duration": args.duration,
         "seed": args.seed,
         "sigma": args.sigma,
+        "trials": args.trials,
+        "trial_jitter": args.trial_jitter,
         "init": args.init,
         "extra_generations": args.extra_generations,
         "stagnation": args.stagnation,
@@ -831,6 +835,18 @@ def _add_optimize_command(sub) -> None:
         help="start from the nearest bound where an --init value is outside the bounds (default: refuse)",
     )
     s.add_argument("--sigma", type=float, help=f"initial CMA-ES step size (default {default.sigma:g})")
+    s.add_argument(
+        "--trials",
+        type=int,
+        help="simulations per candidate, CMA-ES ranking their mean objective: the candidate, then "
+        "copies moved by +-TRIAL_JITTER of each range, each under perturbations of its own "
+        f"(default {default.trials})",
+    )
+    s.add_argument(
+        "--trial-jitter",
+        type=float,
+        help=f"the further trials' move, a fraction of each range (default {default.trial_jitter:g})",
+    )
     s.add_argument(
         "--objective",
         help="objective: a name in models/objectives/ or a .yaml file "

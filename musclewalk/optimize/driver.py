@@ -24,6 +24,15 @@ Under a task with random perturbations (task.py: turns, pushes, ramps) every can
 generation is evaluated under the same perturbations (common random numbers), drawn from
 task.generation_seed(seed, generation): the checkpoint's settings (seed, the task definition) and
 the generation count decide them, so --resume draws the same ones.
+
+Settings.trials > 1 (beyond the paper, for gaits that survive by luck: a best whose copies moved
+by 1e-9 of its ranges fall seconds earlier): every candidate is simulated that many times, itself
+under the generation's perturbations, then copies of it moved by +-trial_jitter of each range
+(task.trial_signs: the same directions for every candidate of a generation, drawn anew each
+generation) under perturbations of their own (task.generation_seed(seed, generation, trial)), and
+CMA-ES ranks the mean objective (evaluate.combine_trials). best.json and log.txt say so; the
+candidate's own simulation is re-simulated from best.json, its trials' objectives and times are
+listed there.
 """
 
 from __future__ import annotations
@@ -53,10 +62,17 @@ from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
-from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
+from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask, combine_trials
 from .evaluators import make_evaluator
-from .space import OverrideError, ParameterSpace, parse_overrides
-from .task import WALKING_UNPERTURBED, Task, TaskError, generation_seed, valid_stop_when_walking
+from .space import SCALE_DIVISOR, OverrideError, ParameterSpace, parse_overrides
+from .task import (
+    WALKING_UNPERTURBED,
+    Task,
+    TaskError,
+    generation_seed,
+    trial_signs,
+    valid_stop_when_walking,
+)
 
 CHECKPOINT = "checkpoint.pkl"
 LOCK = ".musclewalk.lock"
@@ -124,6 +140,8 @@ class Settings:
     parameters_source: str = ""  # where the overrides come from, for messages ("--parameters", an
     # experiment file); "" names the model they do not fit
     command: str = ""
+    trials: int = 1  # simulations per candidate, its objective their mean (module doc); 1: one
+    trial_jitter: float = 1e-6  # the further trials' move: +- this fraction of each range
 
     def backstop(self) -> float:
         if self.wall_backstop is not None:
@@ -166,6 +184,8 @@ class Settings:
             raise OptimizationError("stop_when_met: a stage stops either when walking or when terms are met")
         self.stop_when_met = tuple(met)
         number("stagnation", self.stagnation, integer=True)
+        number("trials", self.trials, integer=True)
+        number("trial_jitter", self.trial_jitter, strict=False, high=0.1)
         number("cpu_limit", self.cpu_limit)
         # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
         number("wall_backstop", self.backstop(), low=self.cpu_limit * self.duration, strict=False)
@@ -216,6 +236,8 @@ RESULT_SETTINGS = (
     "stop_when_met",
     "task",
     "parameters",
+    "trials",
+    "trial_jitter",
 )
 
 
@@ -573,13 +595,13 @@ class Optimization:
         s.task_definition = task.as_dict()
         return task
 
-    def perturbation_seed(self, generation: int) -> int | None:
+    def perturbation_seed(self, generation: int, trial: int = 0) -> int | None:
         """The seed of the perturbations every candidate of ``generation`` (1-based) is evaluated
-        under (task.generation_seed; common random numbers); None for a task without random
-        perturbations."""
+        under (task.generation_seed; common random numbers), in its trial ``trial`` (0: the
+        candidate itself); None for a task without random perturbations."""
         if not self.scenario_task.randomized:
             return None
-        return generation_seed(self.settings.seed, generation)
+        return generation_seed(self.settings.seed, generation, trial)
 
     def _check_model(self) -> None:
         """The model, its metadata and the default candidate load in OpenSim, before the first
@@ -822,6 +844,8 @@ class Optimization:
         st = self.state
         task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
         results = evaluator.map(task, [self._values(x) for x in X])
+        if self.settings.trials > 1:
+            results = self._further_trials(evaluator, X, results)
         failed = [(k, r.error) for k, r in enumerate(results) if r.error is not None]
         if st.generation == 0 and len(failed) == len(results):
             raise OptimizationError(
@@ -841,6 +865,22 @@ class Optimization:
             self._write_log(stop)
             raise OptimizationError(f"{self.out}: {stop}")
         return results
+
+    def _further_trials(self, evaluator, X, results: list) -> list:
+        """Each candidate's result combined with its further trials' (module doc): trial k moves
+        every candidate by +-trial_jitter of each range in this generation's directions k and
+        simulates it under the perturbations of seed (generation, k)."""
+        s, generation = self.settings, self.state.generation + 1
+        step = s.trial_jitter * SCALE_DIVISOR  # x is in units of range / SCALE_DIVISOR
+        trials = [[r] for r in results]
+        for k in range(1, s.trials):
+            seed = self.perturbation_seed(generation, k)
+            task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
+            signs = trial_signs(s.seed, generation, k, len(self.space))
+            moved = [self._values(np.asarray(x) + step * signs) for x in X]
+            for own, result in zip(trials, evaluator.map(task, moved)):
+                own.append(result)
+        return [combine_trials(own) for own in trials]
 
     def _tell(self, X, results: list[dict]) -> list[float]:
         """CMA-ES ranks by the objective alone; the generation is counted."""
@@ -1035,6 +1075,13 @@ class Optimization:
         seed = self.perturbation_seed(st.best_generation)
         if seed is not None:  # the perturbations its objective was scored under
             best["perturbation_seed"] = seed
+        if s.trials > 1:  # its objective is a mean: what re-simulating it gives is trial 0's
+            best["trials"] = {
+                "count": s.trials,
+                "jitter": s.trial_jitter,
+                "objectives": st.best_result.trial_scores,
+                "simulated_times": st.best_result.trial_times,
+            }
         # best.json, optimized.osim and its metadata belong together: written all or none
         tree = parse_osim(s.model)
         vectors = ModelVectors(self.meta)
@@ -1048,6 +1095,19 @@ class Optimization:
                 meta_path(osim): meta_bytes(meta),
             }
         )
+
+    def _trial_lines(self) -> list[str]:
+        """log.txt: how a candidate is scored with several trials (none with one)."""
+        s = self.settings
+        if s.trials == 1:
+            return []
+        own = "its own perturbations" if self.scenario_task.randomized else "the same scenario"
+        return [
+            f"trials: {s.trials} simulations per candidate, its objective their mean: the candidate, "
+            f"then {s.trials - 1} copies moved by +-{s.trial_jitter:g} of each range (directions "
+            f"drawn per generation, the same for every candidate), each under {own}; the best's "
+            "trials in best.json"
+        ]
 
     def _override_lines(self) -> list[str]:
         """log.txt lines on the run's parameter overrides (none without any)."""
@@ -1088,6 +1148,7 @@ class Optimization:
             f"task: {s.task}: {self.scenario_task.summary()}",
             f"seed: {s.seed}, population: {s.popsize}, sigma0: {s.sigma}, "
             f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}",
+            *self._trial_lines(),
             f"warm start: {s.init or 'none (template defaults)'}",
             *(f"warm start: {note}" for note in st.warm_start_notes),
             f"parameters: {len(self.space)} " + json.dumps(self.space.group_counts()),

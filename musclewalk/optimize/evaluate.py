@@ -22,6 +22,8 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Mapping
 
+import numpy as np
+
 from ..constants import CONTROL_INTERVAL
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, scored_run
 from ..model.meta import load_meta
@@ -64,6 +66,10 @@ class EvaluationResult:
     wall_time: float  # s
     error: str | None = None  # why the evaluation failed (None: it simulated)
     thresholds_met: bool = False  # walked t_max with every term at or under its threshold
+    # a run with several trials per candidate (combine_trials): each trial's objective and
+    # simulated time, the candidate itself first; None: one simulation
+    trial_scores: list | None = None
+    trial_times: list | None = None
 
     def as_dict(self) -> dict:
         """Plain data (checkpoints keep this, not the class)."""
@@ -188,6 +194,37 @@ class Evaluator:
                 time.perf_counter() - t0,
                 error=f"{type(exc).__name__}: {exc}"[:500],
             )
+
+
+def combine_trials(trials: list[EvaluationResult]) -> EvaluationResult:
+    """One candidate's result from its trials (driver.Settings.trials; the candidate itself
+    first): the objective is the trials' mean (a failed trial counts FAILURE_SCORE), the terms and
+    averages the means over the trials that simulated; it is terminated, with the reason of its
+    shortest trial, when any trial was, and its simulated time is the shortest; the thresholds
+    are met when every trial met them. An error only when every trial failed (the first's)."""
+    if len(trials) == 1:
+        return trials[0]
+    simulated = [r for r in trials if r.error is None] or trials
+    names = list(trials[0].terms)
+
+    def mean(kind: str) -> dict:
+        return {k: float(np.mean([getattr(r, kind)[k] for r in simulated])) for k in names}
+
+    shortest = min(trials, key=lambda r: (not r.terminated, r.simulated_time))
+    errors = [r.error for r in trials if r.error is not None]
+    return EvaluationResult(
+        float(np.mean([r.score for r in trials])),
+        mean("terms"),
+        mean("averages"),
+        min(r.simulated_time for r in trials),
+        any(r.terminated for r in trials),
+        shortest.reason,
+        sum(r.wall_time for r in trials),
+        error=errors[0] if len(errors) == len(trials) else None,
+        thresholds_met=all(r.thresholds_met for r in trials),
+        trial_scores=[r.score for r in trials],
+        trial_times=[r.simulated_time for r in trials],
+    )
 
 
 def failed_result(error: str, objective: Objective | None = None) -> EvaluationResult:

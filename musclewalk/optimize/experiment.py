@@ -35,6 +35,10 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         stop_when_met: [speed]         # or: move on once the best ran the full t_max with these
                                        # objective terms under their thresholds (a
                                        # target-speed continuation: at the stage's speed)
+        trials: 3                      # simulations per candidate, CMA-ES ranking their mean
+                                       # objective: the candidate, then copies moved by
+        trial_jitter: 1.0e-6           # +- this fraction of each range, each under perturbations
+                                       # of its own (driver.Settings.trials; default 1, 1e-6)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
         aid_level: 0.35                # optional: the stage's task with its balance aid (assist:
@@ -116,6 +120,8 @@ STAGE_KEYS = {
     "popsize": int,
     "stop_when_walking": "walking",  # true, false or "unperturbed" (driver.Settings)
     "stop_when_met": "terms",  # objective term names (driver.Settings.stop_when_met)
+    "trials": int,  # simulations per candidate (driver.Settings.trials)
+    "trial_jitter": "fraction",  # the further trials' move, a fraction of each range
 }
 STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "aid_level", "objective", "parameters")
 AID_STEP_KEYS = ("task", "levels", "seed", "objective")  # aid_steps' own keys (and stage values)
@@ -251,6 +257,8 @@ class Stage:
     popsize: int = 20
     stop_when_walking: bool | str = False  # or "unperturbed" (driver.Settings.stop_when_walking)
     stop_when_met: tuple = ()  # objective term names (driver.Settings.stop_when_met)
+    trials: int = 1  # simulations per candidate, its objective their mean (driver.Settings.trials)
+    trial_jitter: float = 1e-6  # the further trials' move (driver.Settings.trial_jitter)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
     aid_level: float | None = None  # the stage's task with its aid scaled (Task.at_aid_level)
@@ -621,6 +629,8 @@ class Experiment:
                 ok = isinstance(value, list) and all(isinstance(n, str) and n for n in value)
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            elif kind == "fraction":
+                ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 0.1
             else:
                 ok = (
                     isinstance(value, (int, float))
@@ -633,8 +643,14 @@ class Experiment:
                     "walking": f"true, false or {WALKING_UNPERTURBED}",
                     "terms": "a list of objective term names (e.g. [speed])",
                     int: "an integer >= 1",
+                    "fraction": "a fraction of the range in [0, 0.1]",
                     float: "a number > 0",
                 }
                 raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")
-            out[name] = value if kind == "walking" else tuple(value) if kind == "terms" else kind(value)
+            if kind == "walking":
+                out[name] = value
+            elif kind == "terms":
+                out[name] = tuple(value)
+            else:
+                out[name] = float(value) if kind == "fraction" else kind(value)
         return out

@@ -201,6 +201,8 @@ def stage_settings(
         popsize=stage.popsize,
         stop_when_walking=stage.stop_when_walking,
         stop_when_met=stage.stop_when_met,
+        trials=stage.trials,
+        trial_jitter=stage.trial_jitter,
         objective=exp.objective if stage.objective is None else stage.objective,
         task=exp.task if stage.task is None else stage.task,
         task_definition=_aid_task_definition(stage),
@@ -235,6 +237,8 @@ STAGE_RESULT_SETTINGS = (
     "popsize",
     "stop_when_walking",
     "stop_when_met",
+    "trials",
+    "trial_jitter",
 )
 
 

@@ -92,13 +92,26 @@ class TaskError(ValueError):
     """A bad task file; the message names the file and the key."""
 
 
-def generation_seed(run_seed: int, generation: int) -> int:
+def generation_seed(run_seed: int, generation: int, trial: int = 0) -> int:
     """The perturbation seed of ``generation`` (1-based, as history.csv counts) of a run with
     CMA-ES seed ``run_seed``: numpy's SeedSequence(run_seed, spawn_key=(generation,)), its first
     32-bit word. Deterministic across machines and numpy versions (SeedSequence's algorithm is
     fixed), different for every generation, and a function of the checkpointed settings and the
-    generation count only, so a resumed run draws the same perturbations."""
-    return int(np.random.SeedSequence(int(run_seed), spawn_key=(int(generation),)).generate_state(1)[0])
+    generation count only, so a resumed run draws the same perturbations. ``trial`` k >= 1: the
+    seed of a candidate's k-th further simulation in a run with several trials per candidate
+    (driver.Settings.trials), spawn key (generation, k)."""
+    key = (int(generation),) if trial == 0 else (int(generation), int(trial))
+    return int(np.random.SeedSequence(int(run_seed), spawn_key=key).generate_state(1)[0])
+
+
+def trial_signs(run_seed: int, generation: int, trial: int, size: int) -> np.ndarray:
+    """The directions (+-1 per CMA-ES coordinate) in which trial ``trial`` (>= 1) of
+    ``generation`` moves every candidate (driver.Settings.trial_jitter): the same for all
+    candidates of a generation (common random numbers), drawn anew each generation, from the
+    checkpointed seed and the generation count only (spawn key (generation, trial, 0), distinct
+    from the perturbation seeds')."""
+    seq = np.random.SeedSequence(int(run_seed), spawn_key=(int(generation), int(trial), 0))
+    return np.where(np.random.default_rng(seq).random(size) < 0.5, -1.0, 1.0)
 
 
 def stream_seeds(seed: int) -> dict[str, int]:
