@@ -727,3 +727,33 @@ def test_yaw_budget_closes_on_a_walker_and_its_stances_alternate(tmp_path):
     assert all(a[0] != b[0] and a[1] * b[1] < 0 for a, b in zip(large, large[1:])), impulses
     bare = run_script("yaw_budget.py", tmp_path)
     assert bare.returncode == 2 and "summary.json: not found" in bare.stderr
+
+
+def test_parameter_survey_tabulates_each_creature_and_run(tmp_path):
+    import json
+
+    def best(folder, creature, lift, walked):
+        folder.mkdir(parents=True)
+        data = {
+            "creature": creature,
+            "simulated_time": walked,
+            "parameters": {"controller": {"lift.hip": lift}, "initial_state": {"init.forward_speed": 1.0}},
+        }
+        (folder / "best.json").write_text(json.dumps(data))
+
+    best(tmp_path / "a", "Ostrich", 0.01, 7.16)
+    best(tmp_path / "b" / "stages" / "progress", "Ostrich", 0.03, 3.0)
+    best(tmp_path / "c", "Human", 0.9, 10.0)
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "best.json").write_text("{not json")  # skipped, not an optimizer's best
+    out = tmp_path / "survey.md"
+    r = run_script("parameter_survey.py", "lift.hip", "init.forward_speed", "--under", tmp_path, "--runs",
+                   "--out", out)  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = out.read_text()
+    assert "| Human | lift.hip | 1 | 0.9 | 0.9 | 0.9 |" in text
+    assert "| Ostrich | lift.hip | 2 | 0.01 | 0.02 | 0.03 |" in text
+    assert "| Ostrich | init.forward_speed | 2 | 1 | 1 | 1 |" in text
+    assert f"| Ostrich | 7.16 | 0.01 | 1 | {tmp_path / 'a'} |" in text
+    missing = run_script("parameter_survey.py", "no.such", "--under", tmp_path)
+    assert missing.returncode == 1 and "has no.such" in missing.stderr
