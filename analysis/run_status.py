@@ -9,7 +9,8 @@ running now.
 RUN: an optimization run folder (default: every folder under models/optimized/in-progress). A
 run with continuation stages gets a row per stage (stages/<name>/, in the order they started).
 Columns: generations run, the best objective and the generation that found it, the generations
-since then, how long the best candidate stayed up of its t_max, the mean of the last 5
+since then, how long the best candidate stayed up of its t_max (with several trials per candidate:
+the shortest, then each trial's), the mean of the last 5
 generations' median objectives (where the search distribution stands: a best far below it that
 the medians do not follow is one lucky candidate, e.g. a chaotic fall time), the wall time of the
 stage, and "running" when an optimizer holds the run's lock (its process alive). A stage still in its first
@@ -90,12 +91,21 @@ def stage_status(folder: Path) -> dict | None:
         duration = json.loads((folder / "settings.json").read_text()).get("duration")
     survived = last.get("best_simulated_time")
     medians = [float(r["median"]) for r in rows[-5:] if r.get("median") not in (None, "")]
+    trial_times = None  # a run with several trials per candidate: each of its best's
+    if (folder / "best.json").is_file():
+        try:
+            trial_times = (json.loads((folder / "best.json").read_text()).get("trials") or {}).get(
+                "simulated_times"
+            )
+        except ValueError:
+            trial_times = None
     return {
         "generations": int(last["generation"]),
         "best": best,
         "found": found,
         "since": int(last["generation"]) - found,
         "survived": float(survived) if survived not in (None, "") else None,
+        "trial_times": trial_times,
         "median": sum(medians) / len(medians) if medians else None,
         "duration": duration,
         "wall_h": float(last["wall_time"]) / 3600.0,
@@ -121,6 +131,10 @@ def status_table(runs: list[Path]) -> str:
             up = "—" if s["survived"] is None else f"{s['survived']:g}"
             if s["duration"] is not None and s["survived"] is not None:
                 up += f" of {s['duration']:g}"
+            if s["trial_times"]:
+                up += (
+                    f" (its {len(s['trial_times'])} trials: {', '.join(f'{t:g}' for t in s['trial_times'])})"
+                )
             median = "—" if s["median"] is None else f"{s['median']:.2f}"
             lines.append(
                 f"| {run.name} | {stage} | {s['generations']} | {s['best']:.2f} ({s['found']}) | "

@@ -656,6 +656,7 @@ def _history(folder: Path, bests, survived, duration=5.0, wall=360.0, medians=No
 
 
 def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
+    import json
     import os
     import time
 
@@ -673,6 +674,9 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     plain = tmp_path / "Creature-walk-1.0"
     _history(plain, [10.0], 10, duration=10, wall=7200)
     (plain / ".musclewalk.lock").write_text("999999999")  # a holder that is gone
+    # a run with three trials per candidate: its best's trials listed
+    trials = {"count": 3, "jitter": 1e-6, "objectives": [1, 2, 3], "simulated_times": [10, 10.0, 10]}
+    (plain / "best.json").write_text(json.dumps({"trials": trials}))
     # a run in its first generation: its first stage has only the lock and its model copy
     new = tmp_path / "Creature-walk-1.0-new"
     (new / "stages" / "aid_1" / "model").mkdir(parents=True)
@@ -690,7 +694,7 @@ def test_run_status_gives_each_stage_its_best_and_whether_it_runs(tmp_path):
     assert rows == [
         "| Creature-walk-1.0-aid | aid_1 | 6 | 50.00 (2) | 4 | 5 of 5 | 100.00 | 0.60 |  |",
         "| Creature-walk-1.0-aid | aid_0.5 | 2 | 60.00 (2) | 0 | 2.5 of 5 | — | 0.20 | running |",
-        "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 | — | 2.00 |  |",
+        "| Creature-walk-1.0 | — | 1 | 10.00 (1) | 0 | 10 of 10 (its 3 trials: 10, 10, 10) | — | 2.00 |  |",
         "| Creature-walk-1.0-new | aid_1 | 0 | no generation yet | | | | | running |",
         "| Creature-walk-1.0-last | aid_1 | 1 | 40.00 (1) | 0 | 5 of 5 | — | 0.10 |  |",
         "| Creature-walk-1.0-last | last (the run folder) | 0 | no generation yet | | | | | running |",
