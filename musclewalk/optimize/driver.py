@@ -842,7 +842,7 @@ class Optimization:
         generation of equal penalties would only move its search at random. The checkpoint stays
         at the generation before, so the run resumes once the cause is fixed."""
         st = self.state
-        task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
+        task = self._task_under(seed)
         results = evaluator.map(task, [self._values(x) for x in X])
         if self.settings.trials > 1:
             results = self._further_trials(evaluator, X, results)
@@ -866,6 +866,10 @@ class Optimization:
             raise OptimizationError(f"{self.out}: {stop}")
         return results
 
+    def _task_under(self, seed: int | None) -> EvaluationTask:
+        """The run's evaluation task under the perturbations of ``seed`` (None: a task without)."""
+        return self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
+
     def _further_trials(self, evaluator, X, results: list) -> list:
         """Each candidate's result combined with its further trials' (module doc): trial k moves
         every candidate by +-trial_jitter of each range in this generation's directions k and
@@ -875,7 +879,7 @@ class Optimization:
         trials = [[r] for r in results]
         for k in range(1, s.trials):
             seed = self.perturbation_seed(generation, k)
-            task = self.task if seed is None else dataclasses.replace(self.task, perturbation_seed=seed)
+            task = self._task_under(seed)
             signs = trial_signs(s.seed, generation, k, len(self.space))
             moved = [self._values(np.asarray(x) + step * signs) for x in X]
             for own, result in zip(trials, evaluator.map(task, moved)):
