@@ -8,7 +8,6 @@ Positions come from kinematics.mot and the model the run used (post-processing, 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +16,7 @@ from ..opensim_env import import_opensim
 from ..sim.outputs import read_storage
 from .gait import coordinate_rows, model_joints
 from .render import side_from_name
+from .summary import read_run_summary
 
 
 def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) -> dict:
@@ -25,7 +25,7 @@ def skeleton_frames(sim_dir, every: float = 0.1, window: tuple | None = None) ->
     and each contact sphere to its body."""
     osim = import_opensim()
     sim_dir = Path(sim_dir)
-    summary = json.loads((sim_dir / "summary.json").read_text())
+    summary = read_run_summary(sim_dir)
     model = osim.Model(str(summary["model"]))
     state = model.initSystem()
     kin = read_storage(sim_dir / "kinematics.mot")
@@ -119,7 +119,7 @@ def filmstrip_png(sim_dir, every: float = 0.1, window: tuple | None = None) -> b
     ax.set_aspect("equal")
     ax.set_xlabel("forward (ground X), m")
     ax.set_ylabel("up, m")
-    summary = json.loads((Path(sim_dir) / "summary.json").read_text())
+    summary = read_run_summary(sim_dir)
     end = (
         f"terminated by {summary['termination_reason']} at {summary['simulated_time']:.2f} s"
         if summary["terminated"]

@@ -64,7 +64,7 @@ from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask, combine_trials
 from .evaluators import make_evaluator
-from .space import SCALE_DIVISOR, OverrideError, ParameterSpace, parse_overrides
+from .space import OverrideError, ParameterSpace, parse_overrides
 from .task import (
     WALKING_UNPERTURBED,
     Task,
@@ -875,13 +875,12 @@ class Optimization:
         every candidate by +-trial_jitter of each range in this generation's directions k and
         simulates it under the perturbations of seed (generation, k)."""
         s, generation = self.settings, self.state.generation + 1
-        step = s.trial_jitter * SCALE_DIVISOR  # x is in units of range / SCALE_DIVISOR
         trials = [[r] for r in results]
         for k in range(1, s.trials):
             seed = self.perturbation_seed(generation, k)
             task = self._task_under(seed)
             signs = trial_signs(s.seed, generation, k, len(self.space))
-            moved = [self._values(np.asarray(x) + step * signs) for x in X]
+            moved = [self._values(self.space.moved(x, signs, s.trial_jitter)) for x in X]
             for own, result in zip(trials, evaluator.map(task, moved)):
                 own.append(result)
         return [combine_trials(own) for own in trials]

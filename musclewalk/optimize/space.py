@@ -346,6 +346,11 @@ class ParameterSpace:
         full[self._free] = v
         return dict(zip(self.names, full.tolist()))
 
+    def moved(self, x: np.ndarray, directions: np.ndarray, fraction: float) -> np.ndarray:
+        """The CMA-ES vector ``x`` moved by ``fraction`` of each coordinate's range, along
+        ``directions`` (one +-1 per coordinate): a range is SCALE_DIVISOR units of x."""
+        return np.asarray(x) + (fraction * SCALE_DIVISOR) * np.asarray(directions)
+
     def at_bounds(
         self, values: Mapping[str, float], fraction: float = 0.01
     ) -> list[tuple[str, float, str, float]]:

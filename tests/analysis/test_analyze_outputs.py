@@ -374,3 +374,11 @@ def test_operating_range_finds_stretched_and_idle_muscles():
     assert spring["peak_force_share_of_fmax"] == pytest.approx(0.6)
     assert out["by_muscle"]["working"]["mean_passive_force_N"] == 0.0
     assert out["by_muscle"]["slack"]["mean_excitation"] == pytest.approx(0.4)
+
+
+def test_filmstrip_of_a_folder_without_a_usable_summary_names_it(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a simulation folder"):
+        filmstrip.skeleton_frames(tmp_path)
+    (tmp_path / "summary.json").write_text('{"creature": "HumanLegs"}\n')
+    with pytest.raises(ValueError, match=r"summary\.json: model: missing"):
+        filmstrip.filmstrip_png(tmp_path)

@@ -183,6 +183,20 @@ def test_one_spec_and_one_validator_for_every_parameter(space_meta):
         check_model_values({"routing": {by_group["muscle_geometry"].name.split(".", 1)[1]: 1.5}})
 
 
+def test_moved_moves_each_value_by_the_fraction_of_its_range(space_meta, random_x):
+    """The further trials' move (driver): +-fraction of each parameter's own range, whatever
+    its units, in the given directions."""
+    space, _ = space_meta
+    inside = 0.5 * (random_x + 0.5 * (space.lower_x + space.upper_x))  # away from the bounds
+    directions = np.where(np.arange(len(space)) % 3 == 0, -1.0, 1.0)
+    before = space.values(inside)
+    after = space.values(space.moved(inside, directions, 1e-3))
+    ranges = np.array([e.upper - e.lower for e in space.optimized])
+    change = np.array([after[e.name] - before[e.name] for e in space.optimized])
+    assert change == pytest.approx(1e-3 * ranges * directions, rel=1e-6)
+    assert np.array_equal(space.moved(inside, directions, 0.0), inside)
+
+
 def test_values_against_their_bounds_are_listed_by_side(space_meta):
     """at_bounds: the optimized parameters within 1 % of their range from a bound, with the side
     and the bound (log.txt's "best at a bound" line); values inside are not listed."""
