@@ -357,7 +357,7 @@ class ParameterSpace:
         """The optimized parameters whose value lies within ``fraction`` of their range from a
         bound: (name, value, "lower" or "upper", the bound), in the space's order. A search that
         pushes a value against its bound wants it further (e.g. the aid runs' initial forward
-        speed on its 1.5 x target, README "The start the aid paid for")."""
+        speed on its 1.5 x target, docs/getting-creatures-to-walk.md, *The start the aid paid for*)."""
         out = []
         for e in self.optimized:
             value = values.get(e.name)

@@ -50,7 +50,7 @@ rule human_targets:
 
 
 # where each muscle's excitation comes from (constant, each feedback term, clipping) in the
-# committed walkers of 1.3 m/s (the README's "Where the excitation comes from")
+# committed walkers of 1.3 m/s (docs/human-like-gait.md, "Where the excitation comes from")
 rule excitation_sources:
     input:
         runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3"),
