@@ -761,3 +761,39 @@ def test_parameter_survey_tabulates_each_creature_and_run(tmp_path):
     assert f"| Ostrich | 7.16 | 0.01 | 1 | {tmp_path / 'a'} |" in text
     missing = run_script("parameter_survey.py", "no.such", "--under", tmp_path)
     assert missing.returncode == 1 and "has no.such" in missing.stderr
+
+
+def test_parameter_survey_against_walkers_lists_what_lies_outside_their_range(tmp_path):
+    import json
+
+    def best(folder, creature, controller, walked, duration=10.0, assist=None):
+        folder.mkdir(parents=True)
+        data = {
+            "creature": creature,
+            "simulated_time": walked,
+            "duration": duration,
+            "parameters": {"controller": controller, "initial_state": {}},
+        }
+        (folder / "best.json").write_text(json.dumps(data))
+        definition = {"assist": assist, "pushes": None}
+        (folder / "settings.json").write_text(json.dumps({"task_definition": definition}))
+
+    best(tmp_path / "h1", "Human", {"lift.hip": 0.8, "gain.trunk.kw": 0.5, "x": 1.0}, 10.0)
+    best(tmp_path / "h2", "Human", {"lift.hip": 0.9, "gain.trunk.kw": 1.5, "x": 2.0}, 10.0)
+    best(tmp_path / "h3", "Human", {"lift.hip": 0.0, "gain.trunk.kw": 9.0, "x": 1.5}, 3.0)  # a fall
+    aid = {"upright": 1.0, "support": 0.5}
+    best(tmp_path / "h4", "Human", {"lift.hip": 0.0, "gain.trunk.kw": 9.0, "x": 1.5}, 5.0, 5.0, aid)
+    best(tmp_path / "o1", "Ostrich", {"lift.hip": 0.01, "gain.trunk.kw": 1.0, "x": 1.2}, 7.0)
+    best(tmp_path / "o2", "Ostrich", {"lift.hip": 0.03, "gain.trunk.kw": 2.0, "x": 1.8}, 3.0)
+    out = tmp_path / "apart.md"
+    r = run_script("parameter_survey.py", "--against", "Human", "--under", tmp_path, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = out.read_text()
+    assert "Against 2 walking bests of Human" in text  # neither the fall nor the aided best
+    # lift.hip: median 0.02, the walkers 0.8-0.9: 0.78 below, 7.80 of their range's width
+    assert "| Ostrich | lift.hip | 2 | 0.02 | 0.01 | 0.03 | 0.8 to 0.9 | 7.80 |" in text
+    assert "gain.trunk.kw" not in text and "| x |" not in text  # medians inside the walkers' range
+    none = run_script("parameter_survey.py", "--against", "Nobody", "--under", tmp_path)
+    assert none.returncode == 1 and "no best of Nobody ran its full duration" in none.stderr
+    bare = run_script("parameter_survey.py", "--under", tmp_path)
+    assert bare.returncode != 0 and "--against" in bare.stderr
