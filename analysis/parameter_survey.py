@@ -14,10 +14,11 @@ controller, not at one run's luck (the README's Ostrich lift-off).
 looks for such values: the reference is every best of the --against creatures that ran its full
 duration without a balance aid (a walker); for each other creature and each controller parameter
 its bests share with the walkers (or each NAME), the parameter is listed when the median of the
-creature's bests lies outside the walkers' range, by how far in units of that range's width, the
-furthest first. The creatures differ (an inverted leg's targets are not a human's), so gains and
-dimensionless values are the ones to compare; each lead is a hypothesis to test by a run (e.g.
-the LongNeck's trunk damping, config/experiments/longneck-walk-1.5-trunkdamping.yaml).
+creature's bests lies outside the walkers' range, by how far in units of that range's width (at
+least a tenth of its largest magnitude, for walkers that agree), the furthest first. The
+creatures differ (an inverted leg's targets are not a human's), so gains and dimensionless
+values are the ones to compare; each lead is a hypothesis to test by a run (e.g. the LongNeck's
+trunk damping, config/experiments/longneck-walk-1.5-trunkdamping.yaml).
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def apart(rows: list[dict], against: list[str], top: int) -> str:
             low, high, median = min(ref), max(ref), statistics.median(values)
             if low <= median <= high:
                 continue
-            width = high - low if high > low else max(abs(low), 1e-12)
+            width = max(high - low, 0.1 * max(abs(low), abs(high)), 1e-9)  # one walker, or all at 0
             off = (low - median if median < low else median - high) / width
             found.append((off, name, len(values), median, min(values), max(values), low, high))
         for off, name, count, median, smallest, largest, low, high in sorted(found, reverse=True)[:top]:

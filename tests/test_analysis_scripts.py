@@ -793,6 +793,10 @@ def test_parameter_survey_against_walkers_lists_what_lies_outside_their_range(tm
     # lift.hip: median 0.02, the walkers 0.8-0.9: 0.78 below, 7.80 of their range's width
     assert "| Ostrich | lift.hip | 2 | 0.02 | 0.01 | 0.03 | 0.8 to 0.9 | 7.80 |" in text
     assert "gain.trunk.kw" not in text and "| x |" not in text  # medians inside the walkers' range
+    # walkers that agree: the width is a tenth of their value, not zero
+    best(tmp_path / "h5", "Human", {"lift.hip": 0.85, "gain.trunk.kw": 1.0, "x": 1.5}, 10.0)
+    one = run_script("parameter_survey.py", "--against", "Human", "--under", tmp_path / "h5", tmp_path / "o1")
+    assert "| Ostrich | lift.hip | 1 | 0.01 | 0.01 | 0.01 | 0.85 to 0.85 | 9.88 |" in one.stdout, one.stdout
     none = run_script("parameter_survey.py", "--against", "Nobody", "--under", tmp_path)
     assert none.returncode == 1 and "no best of Nobody ran its full duration" in none.stderr
     bare = run_script("parameter_survey.py", "--under", tmp_path)

@@ -79,11 +79,12 @@ class Objective:
 
     def met(self, result, names) -> bool:
         """Whether ``result`` (an evaluation) ran its full t_max with each of the terms ``names``
-        averaging under its threshold."""
+        averaging under its threshold; scored by several trials, in every one of them."""
         if result is None or result.terminated:
             return False
         thresholds = {t.name: t.threshold for t in self.terms}
-        return all(result.averages[n] < thresholds[n] for n in names)
+        trials = getattr(result, "trial_averages", None) or [result.averages]
+        return all(averages[n] < thresholds[n] for averages in trials for n in names)
 
     def as_dict(self) -> dict:
         return {

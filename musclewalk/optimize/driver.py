@@ -829,7 +829,7 @@ class Optimization:
         st.wall_time += elapsed
         st.history.append(self._history_row(scores, elapsed, seed))
         self._save()
-        self._show_progress(bar, len(X), elapsed)
+        self._show_progress(bar, len(X) * self.settings.trials, elapsed)
         if self.on_generation:
             self.on_generation(st)
 
@@ -853,7 +853,15 @@ class Optimization:
                 f"first: {failed[0][1]}"
             )
         st.failure_log += [
-            {"generation": st.generation + 1, "candidate": k, "error": error} for k, error in failed
+            {
+                "generation": st.generation + 1,
+                "candidate": k,
+                **({"trial": t} if r.trial_errors else {}),
+                "error": e,
+            }
+            for k, r in enumerate(results)
+            for t, e in enumerate(r.trial_errors or [r.error])
+            if e is not None
         ]
         del st.failure_log[:-FAILURE_LOG]
         if len(failed) == len(results):
@@ -892,7 +900,7 @@ class Optimization:
         st.es.tell(X, scores)
         st.generation += 1
         st.evaluations += len(X)
-        st.failures += sum(r.error is not None for r in results)
+        st.failures += sum(sum(e is not None for e in (r.trial_errors or [r.error])) for r in results)
         return scores
 
     def _keep_best(self, X, results: list[dict]) -> None:
@@ -1156,7 +1164,10 @@ class Optimization:
             *(f"warm start: {note}" for note in st.warm_start_notes),
             f"parameters: {len(self.space)} " + json.dumps(self.space.group_counts()),
             *self._override_lines(),
-            f"generations: {st.generation}, evaluations: {st.evaluations}, failed evaluations: {st.failures}",
+            f"generations: {st.generation}, evaluations: {st.evaluations}"
+            + (f" candidates of {s.trials} trials each" if s.trials > 1 else "")
+            + f", failed evaluations: {st.failures}"
+            + (" (simulations)" if s.trials > 1 else ""),
             f"wall time: {st.wall_time:.1f} s ({st.wall_time / 3600:.2f} h)",
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
             "best terms: " + json.dumps(st.best_result.terms if st.best_result else {}),
@@ -1183,7 +1194,12 @@ class Optimization:
                 if len(shown) < st.failures
                 else "failed evaluations (generation, candidate, why):"
             )
-            lines += [f"  {f['generation']}, {f['candidate']}: {f['error']}" for f in shown]
+            lines += [
+                f"  {f['generation']}, {f['candidate']}"
+                + (f" (trial {f['trial']})" if "trial" in f else "")
+                + f": {f['error']}"
+                for f in shown
+            ]
         if self._needs_unperturbed_walk() and self._unperturbed_walker() is None:
             lines.append(
                 "unperturbed check: no walker has yet walked the full t_max again without the "

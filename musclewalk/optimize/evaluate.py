@@ -70,6 +70,8 @@ class EvaluationResult:
     # simulated time, the candidate itself first; None: one simulation
     trial_scores: list | None = None
     trial_times: list | None = None
+    trial_errors: list | None = None  # each trial's error (None: it simulated)
+    trial_averages: list | None = None  # each trial's averages (stop rules hold for every trial)
 
     def as_dict(self) -> dict:
         """Plain data (checkpoints keep this, not the class)."""
@@ -201,7 +203,9 @@ def combine_trials(trials: list[EvaluationResult]) -> EvaluationResult:
     first): the objective is the trials' mean (a failed trial counts FAILURE_SCORE), the terms and
     averages the means over the trials that simulated; it is terminated, with the reason of its
     shortest trial, when any trial was, and its simulated time is the shortest; the thresholds
-    are met when every trial met them. An error only when every trial failed (the first's)."""
+    are met when every trial met them. An error only when every trial failed (the first's); each
+    trial's error and averages are kept (the failure log lists every failed trial, and a stage's
+    stop_when_met asks every trial to meet its terms)."""
     if len(trials) == 1:
         return trials[0]
     simulated = [r for r in trials if r.error is None] or trials
@@ -224,6 +228,8 @@ def combine_trials(trials: list[EvaluationResult]) -> EvaluationResult:
         thresholds_met=all(r.thresholds_met for r in trials),
         trial_scores=[r.score for r in trials],
         trial_times=[r.simulated_time for r in trials],
+        trial_errors=[r.error for r in trials],
+        trial_averages=[dict(r.averages) for r in trials],
     )
 
 

@@ -4,6 +4,7 @@ perturbations of its own; the directions and seeds are common random numbers (th
 candidate of a generation, new each generation, the same after --resume); best.json lists the
 trials, and re-simulating the best gives its own (first) trial."""
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -67,6 +68,24 @@ def test_a_failed_trial_is_penalized_and_only_all_failed_is_a_failure():
     assert EvaluationResult.from_dict(combined.as_dict()) == combined
 
 
+def test_a_stop_rule_on_terms_holds_for_every_trial():
+    from musclewalk.measures.objective import Objective
+
+    objective = Objective.load("geijtenbeek2013")
+    speed = {t.name: t.threshold for t in objective.terms}["speed"]
+
+    def walker(speed_error):
+        averages = dict.fromkeys(objective.term_names, 0.0) | {"speed": speed_error}
+        return EvaluationResult(1.0, dict(averages), averages, 10.0, False, None, 0.1)
+
+    good, bad = walker(0.5 * speed), walker(1.5 * speed)
+    combined = combine_trials([good, good, bad])
+    assert combined.averages["speed"] < speed  # the mean is under the threshold ...
+    assert not objective.met(combined, ["speed"])  # ... but one trial is not
+    assert objective.met(combine_trials([good, good]), ["speed"]) and objective.met(good, ["speed"])
+    assert combined.trial_averages[2]["speed"] == 1.5 * speed and combined.trial_errors == [None] * 3
+
+
 def test_the_trial_directions_are_a_rule_of_seed_generation_and_trial():
     a = trial_signs(5, 3, 1, 200)
     assert set(np.unique(a)) == {-1.0, 1.0} and 60 < (a > 0).sum() < 140
@@ -110,6 +129,36 @@ def run_recorded(small_settings, out, monkeypatch, calls, generations, resume=Fa
                        progress=False)  # fmt: skip
     opt.run()
     return opt
+
+
+class FailingTrial(Recording):
+    """The Recording evaluator, with candidate 0 of every further trial failing."""
+
+    def map(self, task, values):
+        out = super().map(task, values)
+        if len(self.calls) % 2 == 0:
+            out[0] = dataclasses.replace(
+                out[0], score=FAILURE_SCORE, terminated=True, error="RuntimeError: boom"
+            )
+        return out
+
+
+def test_a_failed_further_trial_is_logged_and_counted(small_settings, tmp_path, monkeypatch):
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    calls = []
+    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: FailingTrial(calls, terms))
+    opt = Optimization(small_settings(generations=2, seed=5, trials=2), tmp_path / "run", progress=False)
+    opt.run()
+    assert opt.state.failures == 2  # one failed simulation per generation, though no candidate failed
+    assert [(f["generation"], f["candidate"], f["trial"]) for f in opt.state.failure_log] == [
+        (1, 0, 1),
+        (2, 0, 1),
+    ]
+    log = (tmp_path / "run" / "log.txt").read_text()
+    assert "  1, 0 (trial 1): RuntimeError: boom" in log
+    assert "evaluations: 8 candidates of 2 trials each, failed evaluations: 2 (simulations)" in log
 
 
 def test_each_candidate_is_simulated_in_its_trials_under_common_random_numbers(
