@@ -348,7 +348,8 @@ class ParameterSpace:
 
     def moved(self, x: np.ndarray, directions: np.ndarray, fraction: float) -> np.ndarray:
         """The CMA-ES vector ``x`` moved by ``fraction`` of each coordinate's range, along
-        ``directions`` (one +-1 per coordinate): a range is SCALE_DIVISOR units of x."""
+        ``directions`` (one +-1 per coordinate): a range is SCALE_DIVISOR units of x. A value on
+        a bound moved outward stays on it (``values`` clips)."""
         return np.asarray(x) + (fraction * SCALE_DIVISOR) * np.asarray(directions)
 
     def at_bounds(
