@@ -801,3 +801,40 @@ def test_parameter_survey_against_walkers_lists_what_lies_outside_their_range(tm
     assert none.returncode == 1 and "no best of Nobody ran its full duration" in none.stderr
     bare = run_script("parameter_survey.py", "--under", tmp_path)
     assert bare.returncode != 0 and "--against" in bare.stderr
+
+
+def test_joint_excursions_times_each_coordinate_past_its_limit_onset(tmp_path):
+    """analysis/joint_excursions.py on 1 s of the committed HumanLegs walker: a row per limited
+    coordinate with its range and the share of the time past its limit force's onset; a knee held
+    past its upper onset reads 100 %; a folder that is not a simulation is one error."""
+    from musclewalk.sim.outputs import read_storage, write_storage
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    sim = tmp_path / "sim"
+    r = subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", "simulate", str(run / "optimized.osim"), "--params",
+         str(run / "best.json"), "--speed", "1.3", "--duration", "1", "--out", str(sim)],
+        capture_output=True, text=True, cwd=REPO,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = run_script("joint_excursions.py", sim, "--prefix", "knee", "--prefix", "hip_flexion")
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {
+        line.split(" | ")[0][2:]: line.split(" | ") for line in r.stdout.splitlines() if line.startswith("| ")
+    }
+    assert {"knee_angle_r", "knee_angle_l", "hip_flexion_r", "hip_flexion_l"} == set(rows) - {"coordinate"}
+    for name in ("knee_angle_r", "hip_flexion_l"):
+        mean, smallest, largest = (float(v) for v in rows[name][1:4])
+        assert smallest <= mean <= largest and 0 <= float(rows[name][5].split(" %")[0]) <= 100
+    # the right knee held at 150 deg, past its onset of +140
+    kinematics = read_storage(sim / "kinematics.mot")
+    kinematics["knee_angle_r"] = 150.0
+    labels = [c for c in kinematics.columns if c != "time"]
+    write_storage(sim / "kinematics.mot", "kinematics", labels, kinematics["time"].to_numpy(),
+                  kinematics[labels].to_numpy(), in_degrees=True)  # fmt: skip
+    out = tmp_path / "excursions.md"
+    r = run_script("joint_excursions.py", sim, "--prefix", "knee_angle_r", "--after", 0.2, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "| knee_angle_r | +150.0 | +150.0 | +150.0 | +0 / +140 | 100 % (0 / 100) |" in out.read_text()
+    bare = run_script("joint_excursions.py", tmp_path)
+    assert bare.returncode == 1 and "not a simulation folder" in bare.stderr
