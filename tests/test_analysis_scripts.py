@@ -19,6 +19,18 @@ def run_script(name: str, *args) -> subprocess.CompletedProcess:
     )
 
 
+def _simulate_committed(run_name: str, out: Path, duration: float) -> Path:
+    """`musclewalk simulate` of a committed walker at 1.3 m/s into ``out``."""
+    run = REPO / "models/optimized" / run_name
+    r = subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", "simulate", str(run / "optimized.osim"), "--params",
+         str(run / "best.json"), "--speed", "1.3", "--duration", str(duration), "--out", str(out)],
+        capture_output=True, text=True, cwd=REPO,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+
 def test_spine_stiffness_sweep_writes_its_table(tmp_path):
     out = tmp_path / "sweep.md"
     r = run_script("spine_stiffness_sweep.py", "--stiffness", 60, 420, "--duration", 0.2, "--out", out)
@@ -709,14 +721,7 @@ def test_yaw_budget_closes_on_a_walker_and_its_stances_alternate(tmp_path):
     moment integrated over the run (grf.mot's forces at their centres of pressure plus the free
     moments: without them the two differed by 1.05 kg m²/s), and the stances alternate feet and
     the sign of their yaw impulse, as in a straight gait; a folder without the files is one error."""
-    run = REPO / "models/optimized/HumanLegs-walk-1.3"
-    sim = tmp_path / "sim"
-    r = subprocess.run(
-        [sys.executable, "-m", "musclewalk.cli", "simulate", str(run / "optimized.osim"), "--params",
-         str(run / "best.json"), "--speed", "1.3", "--duration", "2", "--out", str(sim)],
-        capture_output=True, text=True, cwd=REPO,
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr[-2000:]
+    sim = _simulate_committed("HumanLegs-walk-1.3", tmp_path / "sim", 2)
     out = tmp_path / "yaw.md"
     r = run_script("yaw_budget.py", sim, "--out", out)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -809,14 +814,7 @@ def test_joint_excursions_times_each_coordinate_past_its_limit_onset(tmp_path):
     past its upper onset reads 100 %; a folder that is not a simulation is one error."""
     from musclewalk.sim.outputs import read_storage, write_storage
 
-    run = REPO / "models/optimized/HumanLegs-walk-1.3"
-    sim = tmp_path / "sim"
-    r = subprocess.run(
-        [sys.executable, "-m", "musclewalk.cli", "simulate", str(run / "optimized.osim"), "--params",
-         str(run / "best.json"), "--speed", "1.3", "--duration", "1", "--out", str(sim)],
-        capture_output=True, text=True, cwd=REPO,
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr[-2000:]
+    sim = _simulate_committed("HumanLegs-walk-1.3", tmp_path / "sim", 1)
     r = run_script("joint_excursions.py", sim, "--prefix", "knee", "--prefix", "hip_flexion")
     assert r.returncode == 0, r.stderr[-2000:]
     rows = {
