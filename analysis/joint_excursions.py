@@ -38,9 +38,10 @@ def limit_onsets(model: Path) -> dict[str, tuple[float, float]]:
     return out
 
 
-def excursions(sim_dir: Path, prefixes: tuple = (), after: float = 0.5) -> list[dict]:
+def excursions(sim_dir: Path, prefixes: tuple = (), after: float = 0.5) -> tuple[list[dict], float]:
     """One row per limited coordinate (matching ``prefixes``) of the folder's kinematics after
-    ``after`` s: mean, smallest, largest (deg) and the share of samples past a limit onset."""
+    ``after`` s: mean, smallest, largest (deg) and the share of samples past a limit onset; and
+    the kinematics' last time."""
     summary = read_run_summary(sim_dir)
     onsets = limit_onsets(Path(summary["model"]))
     kinematics = read_storage(sim_dir / "kinematics.mot")
@@ -68,7 +69,7 @@ def excursions(sim_dir: Path, prefixes: tuple = (), after: float = 0.5) -> list[
                 "above": float((angle > upper).mean()),
             }
         )
-    return sorted(rows, key=lambda r: (-r["past"], r["coordinate"]))
+    return sorted(rows, key=lambda r: (-r["past"], r["coordinate"])), float(time[-1])
 
 
 def table(sim_dir: Path, rows: list[dict], after: float, time_end: float) -> str:
@@ -98,8 +99,7 @@ def main(argv=None) -> int:
     texts = []
     for sim_dir in args.simulations:
         try:
-            rows = excursions(sim_dir, tuple(args.prefix), args.after)
-            end = float(read_storage(sim_dir / "kinematics.mot")["time"].iloc[-1])
+            rows, end = excursions(sim_dir, tuple(args.prefix), args.after)
         except (OSError, ValueError, KeyError) as e:
             print(f"joint_excursions.py: error: {e}", file=sys.stderr)
             return 1
