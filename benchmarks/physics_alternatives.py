@@ -89,6 +89,10 @@ VARIANTS = {
     "neck-tail-inertia-x10": (None, None, None, "neck_tail_inertia"),
     "neck-tail-axial-inertia-x10": (None, None, None, "neck_tail_axial_inertia"),
     "neck-tail-segment-damping": (None, None, None, "neck_tail_segment_damping"),
+    "neck-tail-twist-locked": (None, None, None, "neck_tail_twist_locked"),
+    "neck-tail-twist-damping": (None, None, None, "neck_tail_twist_damping"),
+    "neck-tail-spring-damping-x0.1": (None, None, None, "neck_tail_spring_damping_tenth"),
+    "neck-tail-fiber-damping-0": (None, None, None, "neck_tail_fiber_damping_zero"),
 }
 
 
@@ -147,7 +151,7 @@ def neck_tail_axial_inertia(tree, meta: dict) -> list[str]:
     return _scale_neck_tail_inertia(tree, meta, axial_only=True)
 
 
-def neck_tail_segment_damping(tree, meta: dict) -> list[str]:
+def neck_tail_segment_damping(tree, meta: dict, twist_only: bool = False) -> list[str]:
     """Each neck and tail spring's damping 2 sqrt(k I), with I its child segment's moment about
     its own centre of mass and the DOF's axis (joint axes are segment axes in the neck-tail
     template): critical for the segment alone, less than critical for the chain it carries."""
@@ -175,13 +179,77 @@ def neck_tail_segment_damping(tree, meta: dict) -> list[str]:
         if coord not in axis_of:
             continue
         body, i = axis_of[coord]
+        if twist_only and "_rotation_" not in coord:
+            continue
         stiffness = float(spring.findtext("stiffness"))
         spring.find("viscosity").text = repr(2 * math.sqrt(stiffness * inertia[body][i]))
         changed.append(coord)
     return changed
 
 
+def neck_tail_twist_damping(tree, meta: dict) -> list[str]:
+    """neck_tail_segment_damping on the twist DOFs (rotation about the long axis) alone."""
+    return neck_tail_segment_damping(tree, meta, twist_only=True)
+
+
+def _neck_tail_coordinates(tree, meta: dict) -> list:
+    """Coordinate elements of the joints whose child is a neck, tail or head body."""
+    bodies = _neck_tail_bodies(meta)
+    out = []
+    for joint in tree.getroot().iter("CustomJoint"):
+        frames = {
+            f.get("name"): f.findtext("socket_parent").split("/")[-1]
+            for f in joint.iter("PhysicalOffsetFrame")
+        }
+        child = joint.findtext("socket_child_frame")
+        if frames.get(child, child) in bodies:
+            out.extend(joint.iter("Coordinate"))
+    return out
+
+
+def neck_tail_twist_locked(tree, meta: dict) -> list[str]:
+    """Every neck and tail joint's rotation about the segment's long axis locked at 0."""
+    changed = []
+    for c in _neck_tail_coordinates(tree, meta):
+        if "_rotation_" in c.get("name"):
+            c.find("locked").text = "true"
+            changed.append(c.get("name"))
+    return changed
+
+
+def neck_tail_spring_damping_tenth(tree, meta: dict) -> list[str]:
+    """A tenth of the damping of every neck and tail spring (0.4 -> 0.04 N m s/rad)."""
+    names = {c.get("name") for c in _neck_tail_coordinates(tree, meta)}
+    changed = []
+    for spring in tree.getroot().iter("SpringGeneralizedForce"):
+        if spring.findtext("coordinate") in names:
+            el = spring.find("viscosity")
+            el.text = repr(0.1 * float(el.text))
+            changed.append(spring.findtext("coordinate"))
+    return changed
+
+
+def neck_tail_fiber_damping_zero(tree, meta: dict) -> list[str]:
+    """No fibre damping in the neck and tail muscles (Millard's default 0.1 otherwise)."""
+    if not _neck_tail_bodies(meta):
+        return []
+    chain = {m["name"] for m in meta["muscles"] if m["name"].startswith(("neck_", "tail_"))}
+    changed = []
+    for m in tree.getroot().iter("Millard2012EquilibriumMuscle"):
+        if m.get("name") in chain:
+            el = m.find("fiber_damping")
+            if el is None:
+                el = etree.SubElement(m, "fiber_damping")
+            el.text = "0"
+            changed.append(m.get("name"))
+    return changed
+
+
 MODEL_EDITS = {
+    "neck_tail_twist_locked": neck_tail_twist_locked,
+    "neck_tail_twist_damping": neck_tail_twist_damping,
+    "neck_tail_spring_damping_tenth": neck_tail_spring_damping_tenth,
+    "neck_tail_fiber_damping_zero": neck_tail_fiber_damping_zero,
     "rigid_tendons": rigid_tendons,
     "neck_tail_inertia": neck_tail_inertia,
     "neck_tail_axial_inertia": neck_tail_axial_inertia,

@@ -79,12 +79,14 @@ def test_physics_alternatives_smoke(capfd):
     assert "rigid-tendons changes 8:" in out
 
 
-def test_neck_tail_model_edits(built_models):
-    """The neck-tail speed variants edit what they say on a neck-tail creature and nothing on the
-    humanoids (whose runs then skip them), the Human's head included."""
+def test_neck_tail_model_edits(built_models, tmp_path):
+    """The neck-tail speed variants edit what they say on a neck-tail creature (the LongNeck
+    built with the paper's 3-DOF neck joints, twist 1) and nothing on the humanoids (whose runs
+    then skip them), the Human's head included."""
     import json
     import math
 
+    from musclewalk.model.build import build_creature
     from musclewalk.model.meta import meta_path
     from musclewalk.model.vectors import parse_osim
 
@@ -96,7 +98,8 @@ def test_neck_tail_model_edits(built_models):
             for b in tree.getroot().iter("Body")
         }
 
-    path = built_models["LongNeck"]
+    path = tmp_path / "LongNeck.osim"
+    build_creature("LongNeck", {"upper_body.twist": "1"}, path)
     meta = json.loads(meta_path(path).read_text())
     tree = parse_osim(path)
     before = inertias(tree)
@@ -129,9 +132,43 @@ def test_neck_tail_model_edits(built_models):
         ".//SpringGeneralizedForce[@name='spring_hip_rotation_r']"
     ).findtext("viscosity")
 
+    tree = parse_osim(path)
+    twists = {f"neck_rotation_{i}" for i in range(1, 10)}
+    assert set(bench.neck_tail_twist_damping(tree, meta)) == twists
+    springs = {s.findtext("coordinate"): s for s in tree.getroot().iter("SpringGeneralizedForce")}
+    assert springs["neck_flexion_1"].findtext("viscosity") == "0.4"
+
+    tree = parse_osim(path)
+    assert set(bench.neck_tail_twist_locked(tree, meta)) == twists
+    locked = {c.get("name") for c in tree.getroot().iter("Coordinate") if c.findtext("locked") == "true"}
+    assert locked == twists
+
+    tree = parse_osim(path)
+    assert len(bench.neck_tail_spring_damping_tenth(tree, meta)) == 3 * 9
+    springs = {s.findtext("coordinate"): s for s in tree.getroot().iter("SpringGeneralizedForce")}
+    assert float(springs["neck_bending_4"].findtext("viscosity")) == pytest.approx(0.04)
+
+    tree = parse_osim(path)
+    changed = bench.neck_tail_fiber_damping_zero(tree, meta)
+    assert len(changed) == 4 * 9 and all(n.startswith("neck_") for n in changed)
+    damping = {
+        m.get("name"): m.findtext("fiber_damping")
+        for m in tree.getroot().iter("Millard2012EquilibriumMuscle")
+    }
+    assert damping["neck_anterior_1_r"] == "0" and damping["vasti_r"] is None
+
+    edits = (
+        bench.neck_tail_inertia,
+        bench.neck_tail_axial_inertia,
+        bench.neck_tail_segment_damping,
+        bench.neck_tail_twist_damping,
+        bench.neck_tail_twist_locked,
+        bench.neck_tail_spring_damping_tenth,
+        bench.neck_tail_fiber_damping_zero,
+    )
     for name in ("Human", "HumanLegs"):
         meta = json.loads(meta_path(built_models[name]).read_text())
-        for edit in (bench.neck_tail_inertia, bench.neck_tail_axial_inertia, bench.neck_tail_segment_damping):
+        for edit in edits:
             assert edit(parse_osim(built_models[name]), meta) == []
 
 

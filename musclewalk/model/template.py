@@ -518,8 +518,11 @@ class _Expander:
         if mirror:
             location = _mirror_point(location)
         coords = []
-        for i, c in enumerate(jdata.get("coordinates", []) or []):
+        declared = jdata.get("coordinates", []) or []
+        for i, c in enumerate(declared):
             ck = f"{key}.joint.coordinates[{i}]"
+            if "include" in c and not self.num(part, c["include"], f"{ck}.include", extra):
+                continue
             axis = self.vec(part, c.get("axis"), f"{ck}.axis")
             if mirror:
                 axis = _mirror_axis(axis)
@@ -531,6 +534,10 @@ class _Expander:
             generic = format_name(str(c["name"]), {**part.vars, **(extra or {})})
             cname = f"{generic}_{side}" if side else generic
             coords.append(CoordinateSpec(cname, axis / np.linalg.norm(axis), (lo, hi), generic))
+        if declared and not coords:
+            raise self.err(
+                f"{key}.joint.coordinates", "every coordinate is left out by its include", part.path
+            )
         jname = format_name(str(jdata.get("name", name)), {**part.vars, **(extra or {})})
         jname = f"{jname}_{side}" if side else jname
         parent_tilt = self.bodies[parent].tilt

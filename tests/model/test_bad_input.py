@@ -131,3 +131,23 @@ def test_tilts_that_put_the_base_pose_outside_a_joint_range(capsys, tmp_path):
     # 5 deg of flexion: inside the joint's range, but within the 10 deg the limit force starts before
     err = _run(capsys, tmp_path, "Ostrich", "--set", "legs.lower_tilt=10")
     assert "inverted_legs.yaml" in err and "limits[1].range" in err and "[5, 45] leaves out 0" in err
+
+
+def test_include_that_leaves_a_joint_without_coordinates(capsys, tmp_path, models_copy):
+    _edit(
+        models_copy / "templates" / "humanoid_legs.yaml",
+        "- {name: knee_angle, axis: [0, 0, -1], range: [-10, 150]}",
+        "- {name: knee_angle, axis: [0, 0, -1], range: [-10, 150], include: 0}",
+    )
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "humanoid_legs.yaml" in err and "joint.coordinates" in err and "include" in err
+
+
+def test_include_with_an_unknown_variable(capsys, tmp_path, models_copy):
+    _edit(
+        models_copy / "templates" / "neck_tail.yaml",
+        "range: [-45, 45], include: twist}",
+        "range: [-45, 45], include: twirl}",
+    )
+    err = _run(capsys, tmp_path, "Ostrich")
+    assert "neck_tail.yaml" in err and ".include" in err and "twirl" in err

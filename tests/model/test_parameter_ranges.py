@@ -114,3 +114,24 @@ def test_template_without_ranges_is_refused(capsys, tmp_path, models_copy):
     path.write_text(yaml.safe_dump(data))
     err = _build_error(capsys, tmp_path, "HumanLegs")
     assert "single_trunk.yaml: ranges: expected a mapping" in err
+
+
+def test_neck_tail_twist_parameter_leaves_out_only_the_long_axis_rotations():
+    """twist 1 (the template default, the paper's): flexion, bending and rotation on every neck
+    and tail joint; twist 0 (the presets): the same joints without their rotation, and nothing
+    else changed (springs and limits follow their coordinates)."""
+
+    def chain(spec):
+        coords = [c.name for j in spec.joints for c in j.coordinates]
+        return {n for n in coords if n.startswith(("neck_", "tail_"))}
+
+    with_twist = load_creature("Ostrich", {"upper_body.twist": "1"})
+    without = load_creature("Ostrich")
+    rotations = {n for n in chain(with_twist) if "_rotation_" in n}
+    assert len(rotations) == 6 + 5 and not any("_rotation_" in n for n in chain(without))
+    assert chain(with_twist) - rotations == chain(without)
+    assert {s.coordinate for s in with_twist.springs} - rotations == {s.coordinate for s in without.springs}
+    assert {lim.coordinate for lim in with_twist.limits} - rotations == {
+        lim.coordinate for lim in without.limits
+    }
+    assert len(with_twist.muscles) == len(without.muscles)
