@@ -26,7 +26,12 @@ neck-tail-*    the neck-tail creatures (Ostrich, LongNeck, LongLegs; skipped for
                long axis); segment-damping: each neck and tail spring's damping 2 sqrt(k I) for
                its 5 N m/rad on its child segment's own moment about the DOF's axis (the paper's
                "low-force critically damped spring" for the segment alone) instead of one value
-               for all
+               for all; twist-damping: the same on the twist DOFs (rotation about the long axis)
+               alone; twist-locked: every twist DOF locked; spring-damping-x0.1: every neck and
+               tail spring's damping times 0.1; fiber-damping-0: no fibre damping in the neck and
+               tail muscles (on a model built with twist: 0 the twist variants change nothing)
+max-step-*     SemiExplicitEuler2 at the model's accuracy with its step capped
+               (Manager.setIntegratorMaximumStepSize)
 
 How to read it: a lever only counts if the walker still walks the full duration with about the
 same objective (speed, headori, headvel, slide, effort are its weighted terms; lower is better).
@@ -71,8 +76,8 @@ from simulation_speed import (  # noqa: E402
 
 RIGID_BELOW = 1.0  # tendon slack / optimal fibre length under which rigid-tendons rigidifies
 NECK_TAIL_ROLES = ("neck", "tail", "head")  # body roles of the neck-tail template
-# name: (integrator or None = the model's, accuracy or None = the model's, fixed step s,
-#        model edit or None = the model as it is)
+# name: (integrator or None = the model's, accuracy or None = the model's, fixed step s (negative:
+#        the largest step of the error control), model edit or None = the model as it is)
 VARIANTS = {
     "baseline": (None, None, None, None),
     "accuracy-2e-2": ("semi_explicit_euler2", 2e-2, None, None),
@@ -83,6 +88,8 @@ VARIANTS = {
     "fixed-0.5ms": ("semi_explicit_euler2", None, 0.5e-3, None),
     "fixed-1ms": ("semi_explicit_euler2", None, 1e-3, None),
     "fixed-2ms": ("semi_explicit_euler2", None, 2e-3, None),
+    "max-step-0.5ms": ("semi_explicit_euler2", None, -0.5e-3, None),
+    "max-step-1ms": ("semi_explicit_euler2", None, -1e-3, None),
     "euler-fixed-0.25ms": ("explicit_euler", None, 0.25e-3, None),
     "euler-fixed-0.5ms": ("explicit_euler", None, 0.5e-3, None),
     "rigid-tendons": (None, None, None, "rigid_tendons"),
@@ -272,8 +279,10 @@ def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
     method, accuracy, step, edit = VARIANTS[variant]
     model, meta = w.edited[edit] if edit else (w.model, w.meta)
     sim = Simulator(model, meta=meta, integrator=method, accuracy=accuracy)
-    if step is not None:
+    if step is not None and step > 0:
         sim.engine.manager.setIntegratorFixedStepSize(step)
+    elif step is not None:
+        sim.engine.manager.setIntegratorMaximumStepSize(-step)
     scenario = Scenario(speed=w.speed, duration=duration)
     with IntegratorLog() as log:
         run = scored_run(sim, scenario, w.params, objective)
@@ -281,7 +290,9 @@ def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
     t = res.simulated_time
     own_method, own_accuracy = integrator_settings(meta)
     physics = f"{method or own_method} " + (
-        f"h={step * 1e3:g}ms" if step is not None else f"{accuracy or own_accuracy:g}"
+        f"h={step * 1e3:g}ms"
+        if step is not None and step > 0
+        else f"{accuracy or own_accuracy:g}" + (f" h<={-step * 1e3:g}ms" if step else "")
     )
     return {
         "physics": physics,
