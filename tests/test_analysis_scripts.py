@@ -836,3 +836,35 @@ def test_joint_excursions_times_each_coordinate_past_its_limit_onset(tmp_path):
     assert "| knee_angle_r | +150.0 | +150.0 | +150.0 | +0 / +140 | 100 % (0 / 100) |" in out.read_text()
     bare = run_script("joint_excursions.py", tmp_path)
     assert bare.returncode == 1 and "not a simulation folder" in bare.stderr
+
+
+def test_chain_stiffness_finds_the_neck_muscles_buckling_their_joints(built_models, tmp_path):
+    """analysis/chain_stiffness.py on the LongNeck: the neck muscles' summed generalized force on
+    each neck coordinate grows with the coordinate (a negative stiffness, as a tensioned cable
+    across a pivot gives, about the tension times the attachments' distance from the joint), in
+    proportion to their activation and strongest at the base, whose muscles carry the chain; at
+    0.5 it exceeds every joint's 5 N m/rad spring, at a near-zero activation (passive forces
+    alone) none buckles."""
+    out = tmp_path / "stiffness.md"
+
+    def rows(activation):
+        r = run_script(
+            "chain_stiffness.py", built_models["LongNeck"], "--activation", activation, "--out", out
+        )
+        assert r.returncode == 0, r.stderr[-2000:]
+        table = {}
+        for line in out.read_text().splitlines():
+            if line.startswith("| neck_"):
+                cells = [c.strip() for c in line.strip("|").split("|")]
+                table[cells[0]] = tuple(float(c) for c in cells[1:])
+        return out.read_text().splitlines()[0], table
+
+    head, half = rows(0.5)
+    assert len(half) == 2 * 9 and "18 of 18 coordinates buckle" in head, head
+    _, low = rows(0.01)
+    for name, (muscles, spring, net) in half.items():
+        assert muscles > 0 and spring == 5.0 and net == pytest.approx(spring - muscles, abs=0.06), name
+        assert abs(low[name][0]) < muscles / 5 and low[name][2] > 0, name
+    assert half["neck_bending_1"][0] > 3 * half["neck_bending_9"][0]
+    missing = run_script("chain_stiffness.py", tmp_path / "none.osim")
+    assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
