@@ -5,11 +5,14 @@ the spring on that coordinate. A positive slope is a negative stiffness: a joint
 pulled further that way, as a strut under compression is. Where it exceeds the spring, the
 joint on its own is unstable at that activation and comes to rest on a limit; a chain of such
 joints that holds its head where the head control wants it can still fold into a zigzag, which
-the head's position and orientation do not see.
+the head's position and orientation do not see. The figure leaves out gravity (a further
+negative stiffness for a raised neck) and the coupling of a joint's flexion and bending, so a
+positive "spring - muscles" does not by itself make a joint stable; a negative one makes it
+unstable.
 
     musclewalk build LongLegs -o longlegs.osim
     python3.11 analysis/chain_stiffness.py longlegs.osim [MODEL.osim ...] [--activation 0.5]
-        [--coordinates neck_ --coordinates tail_] [--out FILE.md]
+        [--coordinates neck_bending_ ...] [--out FILE.md]
 
 The slope is a central difference over +-2.5 deg; each muscle's force is its tendon force with
 the muscles equilibrated at the pose (rigid tendons: the fibre's force-length-velocity force at
@@ -29,6 +32,7 @@ import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.opensim_env import import_opensim
 
 STEP = math.radians(2.5)
+CHAIN_PREFIXES = ("neck_", "tail_")  # the neck-tail template's coordinates and muscles
 
 
 def _chain_force(model, state, muscles, coordinate) -> float:
@@ -39,13 +43,19 @@ def _chain_force(model, state, muscles, coordinate) -> float:
     return sum(m.computeMomentArm(state, coordinate) * m.getTendonForce(state) for m in muscles)
 
 
-def stiffness_rows(path: Path, activation: float, prefixes=("neck_", "tail_")) -> list[dict]:
-    """Per chain coordinate: the muscles' dtau/dq (N m/rad) at ``activation``, the spring's
-    stiffness on it and their difference (spring - muscles; negative: the joint buckles)."""
+def stiffness_rows(path: Path, activation: float, prefixes=CHAIN_PREFIXES) -> list[dict]:
+    """Per chain coordinate whose name starts with one of ``prefixes``: every chain muscle's
+    summed dtau/dq (N m/rad) at ``activation``, the spring's stiffness on it and their difference
+    (spring - muscles; negative: the joint buckles). A model without chain muscles is a
+    ValueError."""
     osim = import_opensim()
     model = osim.Model(str(path))
     state = model.initSystem()
-    muscles = [m for m in model.getMuscles() if m.getName().startswith(tuple(prefixes))]
+    muscles = [m for m in model.getMuscles() if m.getName().startswith(CHAIN_PREFIXES)]
+    if not muscles:
+        raise ValueError(
+            f"{path}: no neck or tail muscles (names starting with {' or '.join(CHAIN_PREFIXES)})"
+        )
     for m in muscles:
         m.setActivation(state, activation)
     springs = {}
@@ -56,7 +66,7 @@ def stiffness_rows(path: Path, activation: float, prefixes=("neck_", "tail_")) -
     rows = []
     for coordinate in model.getCoordinateSet():
         name = coordinate.getName()
-        if coordinate.getMotionType() != 1 or not name.startswith(tuple(prefixes)):
+        if coordinate.getMotionType() != osim.Coordinate.Rotational or not name.startswith(tuple(prefixes)):
             continue
         default = coordinate.getDefaultValue()
         forces = []
@@ -80,17 +90,18 @@ def main(argv=None) -> int:
         "--coordinates",
         action="append",
         default=[],
-        help="coordinate and muscle name prefix (repeatable; default neck_ and tail_)",
+        help="coordinate name prefix (repeatable; default neck_ and tail_); the muscles are always "
+        "every neck and tail muscle",
     )
     ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
     args = ap.parse_args(argv)
-    prefixes = tuple(args.coordinates) or ("neck_", "tail_")
+    prefixes = tuple(args.coordinates) or CHAIN_PREFIXES
 
     def table(path: Path) -> list[str]:
         rows = stiffness_rows(path, args.activation, prefixes)
         unstable = sum(r["net"] < 0 for r in rows)
         return [
-            f"{path}: at activation {args.activation:g} of every {'/'.join(prefixes)} muscle, "
+            f"{path}: at activation {args.activation:g} of every neck and tail muscle, "
             f"{unstable} of {len(rows)} coordinates buckle (their muscles' negative stiffness "
             "exceeds the spring)",
             "",
@@ -102,7 +113,11 @@ def main(argv=None) -> int:
             ),
         ]
 
-    return model_tables("chain_stiffness.py", args.models, table, args.out)
+    try:
+        return model_tables("chain_stiffness.py", args.models, table, args.out)
+    except ValueError as exc:
+        print(f"chain_stiffness.py: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -365,7 +365,7 @@ def main(argv=None):
 def report(walkers, variants, rows, objective, rounds: int) -> None:
     names = objective.term_names
     head = (
-        f"{'variant':19s} {'physics':30s} {'sim s':>6s} {'termination':>18s} {'score':>7s} "
+        f"{'variant':29s} {'physics':34s} {'sim s':>6s} {'termination':>18s} {'score':>7s} "
         + " ".join(f"{n:>7s}" for n in names)
         + f" {'steps/s':>7s} {'real./s':>7s} {'wall':>5s}"
     )
@@ -382,7 +382,7 @@ def report(walkers, variants, rows, objective, rounds: int) -> None:
             ratio = min(x["wall"] / b["wall"] for x, b in zip(runs, base))
             same = all((x["score"], x["steps"]) == (r["score"], r["steps"]) for x in runs)
             print(
-                f"{v:19s} {r['physics']:30s} {r['t']:6.2f} {r['reason']:>18s} {r['score']:7.2f} "
+                f"{v:29s} {r['physics']:34s} {r['t']:6.2f} {r['reason']:>18s} {r['score']:7.2f} "
                 + " ".join(f"{r['terms'][n]:7.2f}" for n in names)
                 + f" {r['steps']:7.0f} {r['real']:7.0f} {ratio:5.2f}"
                 + ("" if same else f"  (differs between the {rounds} rounds)")

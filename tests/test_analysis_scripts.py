@@ -866,5 +866,13 @@ def test_chain_stiffness_finds_the_neck_muscles_buckling_their_joints(built_mode
         assert muscles > 0 and spring == 5.0 and net == pytest.approx(spring - muscles, abs=0.06), name
         assert abs(low[name][0]) < muscles / 5 and low[name][2] > 0, name
     assert half["neck_bending_1"][0] > 3 * half["neck_bending_9"][0]
+    bending = run_script(
+        "chain_stiffness.py", built_models["LongNeck"], "--coordinates", "neck_bending_", "--out", out
+    )
+    lines = [line for line in out.read_text().splitlines() if line.startswith("| neck_")]
+    assert bending.returncode == 0 and len(lines) == 9 and all("neck_bending_" in line for line in lines)
+    assert float(lines[0].split("|")[2]) == pytest.approx(half["neck_bending_1"][0], abs=0.06)
     missing = run_script("chain_stiffness.py", tmp_path / "none.osim")
     assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
+    humanoid = run_script("chain_stiffness.py", built_models["HumanLegs"])
+    assert humanoid.returncode == 2 and "no neck or tail muscles" in humanoid.stderr

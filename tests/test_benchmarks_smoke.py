@@ -65,6 +65,7 @@ def test_physics_alternatives_smoke(capfd):
             "0.05",
             "--variants",
             "fixed-1ms",
+            "max-step-0.5ms",
             "rigid-tendons",
         ]
     )
@@ -72,10 +73,12 @@ def test_physics_alternatives_smoke(capfd):
     rows = {
         line.split()[0]: line.split()
         for line in out.splitlines()
-        if line.startswith(("baseline ", "fixed-1ms ", "rigid-tendons "))
+        if line.startswith(("baseline ", "fixed-1ms ", "max-step-0.5ms ", "rigid-tendons "))
     }
-    assert set(rows) == {"baseline", "fixed-1ms", "rigid-tendons"}
+    assert set(rows) == {"baseline", "fixed-1ms", "max-step-0.5ms", "rigid-tendons"}
     assert "h=1ms" in rows["fixed-1ms"] and float(rows["fixed-1ms"][-3]) == 1000  # steps/s
+    # the error control's steps capped at 0.5 ms: at least 2000 per simulated s
+    assert "h<=0.5ms" in rows["max-step-0.5ms"] and float(rows["max-step-0.5ms"][-3]) >= 2000
     assert "rigid-tendons changes 8:" in out
 
 
@@ -137,6 +140,10 @@ def test_neck_tail_model_edits(built_models, tmp_path):
     assert set(bench.neck_tail_twist_damping(tree, meta)) == twists
     springs = {s.findtext("coordinate"): s for s in tree.getroot().iter("SpringGeneralizedForce")}
     assert springs["neck_flexion_1"].findtext("viscosity") == "0.4"
+    axial = min(inertias(tree)["neck_1"][:3])
+    assert float(springs["neck_rotation_1"].findtext("viscosity")) == pytest.approx(
+        2 * math.sqrt(5.0 * axial)
+    )
 
     tree = parse_osim(path)
     assert set(bench.neck_tail_twist_locked(tree, meta)) == twists

@@ -221,7 +221,7 @@ def _parameter_ranges(
         if k in integers:
             if lo < 0 or not lo.is_integer() or not hi.is_integer():
                 raise CreatureError(
-                    path, key, f"a segment count needs integer bounds >= 0, got [{lo:g}, {hi:g}]"
+                    path, key, f"an integer parameter needs integer bounds >= 0, got [{lo:g}, {hi:g}]"
                 )
         elif k not in signed and lo <= 0:
             raise CreatureError(path, key, f"a dimension needs a positive minimum, got [{lo:g}, {hi:g}]")
