@@ -1,5 +1,5 @@
 """Measures of one control step (Geijtenbeek et al. 2013, eqs. 34-37, the metabolic rate of
-Wang et al. 2012, and the summed muscle force of the paper's ablation, §7.5.3). A measure is built
+Wang et al. 2012, and the summed muscle force of the paper's ablation, §6.3). A measure is built
 once per run from the `MeasureContext` and gives one value per control step from a `StepSample`;
 the objective integrates and averages the values over t_max. After an early termination a measure
 counts ``after_termination`` for the rest of t_max. A measure names the muscle models it is
@@ -291,7 +291,7 @@ class MetabolicCostPerTargetDistance(MetabolicRatePerKg):
 
 class MuscleForcePerBodyWeight(Measure):
     """Summed muscle force in body weights, sum_M F_M / (M g): the effort of Geijtenbeek et al.
-    2013's "no biomechanical constraints" ablation (§7.5.3, E_effort = sum F_M), made dimensionless
+    2013's "no biomechanical constraints" ablation (§6.3, E_effort = sum F_M), made dimensionless
     by the body weight. F_M is the force each muscle applies (ideal muscles: u F_max; Millard: the
     tendon force), never negative."""
 

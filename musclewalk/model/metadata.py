@@ -22,7 +22,7 @@ from typing import Any, Mapping, Optional
 META_VERSION = 1  # the file's "musclewalk_meta"; another value is refused
 VERSION_KEY = "musclewalk_meta"
 # models/physics.yaml ``muscles``: Millard2012EquilibriumMuscle (the default), or the ideal force
-# generators of the "no biomechanical constraints" ablation (Geijtenbeek et al. 2013 §7.5.3)
+# generators of the "no biomechanical constraints" ablation (Geijtenbeek et al. 2013 §6.3, thesis §7.5.3)
 MILLARD_MUSCLES, IDEAL_MUSCLES = "millard", "ideal"
 MUSCLE_MODELS = (MILLARD_MUSCLES, IDEAL_MUSCLES)
 # how the "full"-rule muscle properties are optimized (models/physics.yaml muscle_properties):

@@ -2,7 +2,7 @@
 
 Muscles are Millard2012EquilibriumMuscle with PathPoints and 10 ms activation/deactivation time
 constants (c_a = 100 s^-1, paper eq. 7); with ideal muscles (models/physics.yaml ``muscles: ideal``,
-the paper's §7.5.3 ablation) each is a PathActuator on the same path whose force is u F_max
+the paper's §6.3 ablation) each is a PathActuator on the same path whose force is u F_max
 (optimal_force F_max, controls in [0, 1]). A PrescribedController with one Constant per muscle
 receives the excitations computed in Python during simulation.
 Contact (models/physics.yaml): an ExponentialContactForce at the lowest point of each foot sphere
@@ -297,7 +297,7 @@ def _geometry_path(actuator, m) -> None:
 
 
 def _ideal_muscle(forces, m) -> None:
-    """F_M = u F_max (Geijtenbeek et al. 2013 §7.5.3): a PathActuator's actuation is its control
+    """F_M = u F_max (Geijtenbeek et al. 2013 §6.3, thesis §7.5.3): a PathActuator's actuation is its control
     times optimal_force, applied along the path."""
     el = _sub(forces, "PathActuator", name=m.name)
     _sub(el, "min_control", "0")

@@ -9,7 +9,7 @@ ExponentialContactForce per contact sphere (forces read after realizeDynamics) o
 built before the physics settings, a SmoothSphereHalfSpaceForce.
 
 Muscles are Millard muscles, or with ideal muscles (the metadata's ``physics.muscles``; Geijtenbeek
-et al. 2013 §7.5.3) PathActuators whose force is u F_max: no activation or fibre state, and their
+et al. 2013 §6.3, thesis §7.5.3) PathActuators whose force is u F_max: no activation or fibre state, and their
 forces one bulk read of the model's controls times F_max (PathActuator::computeActuation).
 
 A minimum integrator step (1e-6 s) turns a state the error control cannot resolve into an
