@@ -352,7 +352,15 @@ def passive_entries(spec: CreatureSpec) -> tuple[PassiveEntry, ...]:
     lo_f, hi_f = PASSIVE_BOUNDS
     for name, springs in groups.items():
         for kind, attr in (("stiffness", "stiffness"), ("damping", "damping")):
-            initial = float(getattr(springs[0], attr))
+            values = [float(getattr(s, attr)) for s in springs]
+            initial = values[0]
+            profile = None
+            if any(v != initial for v in values):
+                if initial <= 0:
+                    raise ValueError(
+                        f"passive gain {name}.{kind}: its first spring's {attr} is 0, not the others'"
+                    )
+                profile = tuple(v / initial for v in values)
             out.append(
                 PassiveEntry(
                     name=f"{name}.{kind}",
@@ -361,6 +369,7 @@ def passive_entries(spec: CreatureSpec) -> tuple[PassiveEntry, ...]:
                     initial=initial,
                     lo=lo_f * initial,
                     hi=max(hi_f * initial, 1e-6),
+                    profile=profile,
                 )
             )
     return tuple(out)

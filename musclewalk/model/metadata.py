@@ -394,15 +394,27 @@ class PassiveEntry(_Record):
     name: str
     kind: str  # stiffness (N m/rad) | damping (N m s/rad)
     targets: tuple[str, ...]  # SpringGeneralizedForce names
-    initial: float
+    initial: float  # of the first target
     lo: float
     hi: float
+    # per target, the factor its gain is of the entry's value (the first's is 1): the neck springs
+    # scaled with their joints' muscles (neck_tail.yaml, neck_stiffening); None: every target
+    # takes the value itself
+    profile: Optional[tuple[float, ...]] = _optional()
 
     @classmethod
     def from_dict(cls, d, where: str = "passive") -> "PassiveEntry":
         kw = _keys(d, cls, where)
         kw["targets"] = tuple(kw["targets"])
+        if kw.get("profile") is not None:
+            kw["profile"] = tuple(float(v) for v in kw["profile"])
+            if len(kw["profile"]) != len(kw["targets"]):
+                raise ValueError(f"{where}.profile: expected one factor per target ({len(kw['targets'])})")
         return cls(**kw)
+
+    def factor(self, index: int) -> float | None:
+        """The factor of target ``index`` (None: the value as it is)."""
+        return None if self.profile is None else self.profile[index]
 
 
 # ------------------------------------------------------------------------------------ the model

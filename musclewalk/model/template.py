@@ -259,6 +259,8 @@ class _Expander:
         self.limits: list[LimitSpec] = []
         self.features: dict = {"legs": {}}
         self._pending_chains: list = []
+        # chain coordinate -> its joint's muscles' negative stiffness at full activation (N m/rad)
+        self._chain_buckling: dict[str, float] = {}
         self.expected = {"bodies": 0, "dofs": 0, "muscles": 0}
 
     # ---------------------------------------------------------------- helpers
@@ -636,15 +638,19 @@ class _Expander:
                 "parent": {a: child_in_parent @ v for a, v in axes.items()},
                 "child": axes,
             }
+            before = len(self.muscles)
+            reach = []  # per chain muscle entry: its points' mean distance from the joint along the chain
             for mi, m in enumerate(chain.get("muscles", []) or []):
                 mkey = f"{key}.muscles[{mi}]"
                 points = []
+                along = []
                 for pi, p in enumerate(m["points"]):
                     pkey = f"{mkey}.points[{pi}]"
                     body = parent if p["body"] == "parent" else child
                     origin = jloc if p["body"] == "parent" else np.zeros(3)
                     point_axes = side_axes["parent" if p["body"] == "parent" else "child"]
                     offset = {a: self.num(part, p.get(a, 0), f"{pkey}.{a}") for a in axes}
+                    along.append(abs(offset["along"]))
                     loc = origin + sum(offset[a] * point_axes[a] for a in axes)
                     ranges = {}
                     for a, rng in (p.get("free", {}) or {}).items():
@@ -662,6 +668,17 @@ class _Expander:
                 entry["name"] = f"{m['name']}_{j}"
                 entry.setdefault("unique", m["name"])
                 self._muscle_entry(part, entry, f"{mkey}(joint {j})")
+                reach += [float(np.mean(along))] * (len(self.muscles) - before - len(reach))
+            # a tension T across the joint with points a from it along the chain bends a bent joint
+            # further by T a / 2 per radian and muscle (a pair on either side: T a), whatever their
+            # offset from the axis (docs/getting-creatures-to-walk.md, "Why the necks fold")
+            buckling = sum(
+                m.max_isometric_force * a / 2 for m, a in zip(self.muscles[before:], reach, strict=True)
+            )
+            for jt in self.joints:
+                if jt.child == child:
+                    for c in jt.coordinates:
+                        self._chain_buckling[c.name] = buckling
 
     def _chain_load(self, child: str, links: list[tuple[str, str]]) -> float:
         """Gravity's moment (N m) on the joint of ``child`` when the bodies beyond it, in their
@@ -896,7 +913,8 @@ class _Expander:
         for i, s in enumerate(part.data.get("springs", []) or []):
             key = f"springs[{i}]"
             for coord, _side in self._expand_coordinates(part, s, key):
-                stiffness = self.num(part, s["stiffness"], f"{key}.stiffness")
+                joint_vars = {"buckling": self._chain_buckling.get(coord, 0.0)}
+                stiffness = self.num(part, s["stiffness"], f"{key}.stiffness", joint_vars)
                 damping = self.num(part, s.get("damping", 0), f"{key}.damping")
                 if stiffness < 0 or damping < 0:
                     raise self.err(key, "stiffness and damping must be non-negative", part.path)

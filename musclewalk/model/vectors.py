@@ -144,14 +144,15 @@ class ModelVectors:
                         el.text = fmt(loc)
                 else:
                     value = e.lo + u * (e.hi - e.lo)
-                    for target in e.targets:
+                    for i, target in enumerate(e.targets):
                         if kind == "properties" and e.kind == STANDING:
                             standing[target] = value
                         elif kind == "properties":
                             muscles[target].find(self._tags[e.kind]).text = fmt(value)
                         else:
                             tag = "stiffness" if e.kind == "stiffness" else "viscosity"
-                            springs[target].find(tag).text = fmt(value)
+                            factor = e.factor(i)
+                            springs[target].find(tag).text = fmt(value if factor is None else value * factor)
         self.derive_tendon_slack(tree, standing)
 
     def _as_dict(self, kind, values) -> dict[str, float]:
