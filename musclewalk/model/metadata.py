@@ -16,6 +16,7 @@ Building, writing and reading the file: ``musclewalk.model.meta``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Mapping, Optional
 
@@ -410,6 +411,10 @@ class PassiveEntry(_Record):
             kw["profile"] = tuple(float(v) for v in kw["profile"])
             if len(kw["profile"]) != len(kw["targets"]):
                 raise ValueError(f"{where}.profile: expected one factor per target ({len(kw['targets'])})")
+            if kw["profile"][0] != 1.0 or not all(math.isfinite(v) and v > 0 for v in kw["profile"]):
+                raise ValueError(
+                    f"{where}.profile: expected positive factors, the first 1 (the entry's value)"
+                )
         return cls(**kw)
 
     def factor(self, index: int) -> float | None:

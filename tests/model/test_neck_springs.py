@@ -3,6 +3,7 @@ each joint's flexion and bending springs are that many times its muscles' buckli
 and the shared optimized spring gain scales them together (PassiveEntry.profile)."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from musclewalk.model.build import build_creature
-from musclewalk.model.meta import load_meta, meta_bytes, meta_path
+from musclewalk.model.meta import load_meta, meta_bytes, meta_path, scale_passive_bounds
 from musclewalk.model.metadata import PassiveEntry
 from musclewalk.model.vectors import ModelVectors, parse_osim
 
@@ -31,13 +32,14 @@ def stiffened(tmp_path_factory):
     return path
 
 
-def test_default_keeps_the_papers_springs(built_models):
-    springs = _springs(built_models["LongLegs"])
+@pytest.mark.parametrize("name, joints", [("LongLegs", 6), ("Ostrich", 6), ("LongNeck", 9)])
+def test_default_keeps_the_papers_springs(built_models, name, joints):
+    springs = _springs(built_models[name])
     neck = {c: k for c, k in springs.items() if c.startswith(("neck_flexion_", "neck_bending_"))}
-    assert len(neck) == 12 and set(neck.values()) == {5.0}
-    entries = {e.name: e for e in load_meta(built_models["LongLegs"]).passive}
-    assert entries["neck_flexion.stiffness"].profile is None
-    assert "profile" not in json.loads(meta_path(built_models["LongLegs"]).read_text())["passive"][0]
+    assert len(neck) == 2 * joints and set(neck.values()) == {5.0}
+    entries = json.loads(meta_path(built_models[name]).read_text())["passive"]
+    assert {e["name"] for e in entries} >= {"neck_flexion.stiffness", "neck_bending.damping"}
+    assert not any("profile" in e for e in entries)
 
 
 def test_stiffened_springs_hold_the_muscles_buckling_at_full_activation(stiffened):
@@ -56,15 +58,15 @@ def test_stiffened_springs_hold_the_muscles_buckling_at_full_activation(stiffene
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [line.strip("|").split("|") for line in out.read_text().splitlines() if line.startswith("| neck_")]
     assert len(rows) == 12
-    for name, muscles, spring, _net in rows:
+    for name, muscles, spring, net in rows:
         name, muscles, spring = name.strip(), float(muscles), float(spring)
         assert spring == pytest.approx(springs[name], abs=0.06)
-        assert muscles == pytest.approx(spring, rel=0.015), name
+        assert muscles == pytest.approx(spring, rel=0.015) and float(net) >= -0.05, name
     assert springs["neck_bending_1"] > 2 * springs["neck_bending_6"]  # the base carries the chain
     assert all(k == 5.0 for c, k in springs.items() if c.startswith("tail_"))
 
 
-def test_one_gain_scales_the_joints_springs_together(stiffened, tmp_path):
+def test_one_gain_scales_the_joints_springs_together(stiffened):
     meta = load_meta(stiffened)
     entry = next(e for e in meta.passive if e.name == "neck_bending.stiffness")
     before = _springs(stiffened)
@@ -83,6 +85,10 @@ def test_one_gain_scales_the_joints_springs_together(stiffened, tmp_path):
         assert after[coordinate] == pytest.approx(2 * before[coordinate], rel=1e-9)
     assert after["neck_flexion_3"] == before["neck_flexion_3"]
     assert vectors.read_values(tree, "passive")["neck_bending.stiffness"] == pytest.approx(u)
+    scaled = next(
+        e for e in scale_passive_bounds(meta, {"neck_bending": 2.0}).passive if e.name == entry.name
+    )
+    assert scaled.profile == entry.profile and scaled.initial == 2 * entry.initial
 
 
 def test_profile_round_trips_and_is_checked(stiffened, tmp_path):
@@ -94,7 +100,13 @@ def test_profile_round_trips_and_is_checked(stiffened, tmp_path):
     entry["profile"] = entry["profile"][:2]
     bad = tmp_path / "m.meta.json"
     bad.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match=r"^" + str(bad) + r": .*profile: expected one factor per target"):
+    with pytest.raises(
+        ValueError, match=r"^" + re.escape(str(bad)) + r": .*profile: expected one factor per target"
+    ):
+        load_meta(bad)
+    entry["profile"] = [2.0] * len(entry["targets"])
+    bad.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match=r"profile: expected positive factors, the first 1"):
         load_meta(bad)
     plain = PassiveEntry.from_dict(
         {"name": "a.stiffness", "kind": "stiffness", "targets": ["s"], "initial": 1.0, "lo": 0.0, "hi": 4.0}
