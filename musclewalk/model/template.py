@@ -629,7 +629,8 @@ class _Expander:
         axes = {"along": direction, "anterior": anterior, "lateral": lateral}
         links = [(jt.parent, jt.child) for jt in self.joints]
         for j, (parent, child) in enumerate(joints, start=1):
-            jloc = next(jt.location for jt in self.joints if jt.child == child)
+            joint = next(jt for jt in self.joints if jt.child == child)
+            jloc = joint.location
             chain_vars = {"chain_load": self._chain_load(child, links)}
             # both sides' offsets are in the child's base-pose frame, so that each joint's muscles
             # lie symmetric about it at coordinate 0 (the first segment's tilt is not a flexion)
@@ -638,8 +639,10 @@ class _Expander:
                 "parent": {a: child_in_parent @ v for a, v in axes.items()},
                 "child": axes,
             }
-            before = len(self.muscles)
-            reach = []  # per chain muscle entry: its points' mean distance from the joint along the chain
+            # a tension T across the joint with points a from it along the chain bends a bent joint
+            # further by T a / 2 per radian and muscle (a pair on either side: T a), whatever their
+            # offset from the axis (docs/getting-creatures-to-walk.md, "Why the necks fold")
+            buckling = 0.0
             for mi, m in enumerate(chain.get("muscles", []) or []):
                 mkey = f"{key}.muscles[{mi}]"
                 points = []
@@ -667,18 +670,12 @@ class _Expander:
                 entry["_vars"] = chain_vars
                 entry["name"] = f"{m['name']}_{j}"
                 entry.setdefault("unique", m["name"])
+                first = len(self.muscles)
                 self._muscle_entry(part, entry, f"{mkey}(joint {j})")
-                reach += [float(np.mean(along))] * (len(self.muscles) - before - len(reach))
-            # a tension T across the joint with points a from it along the chain bends a bent joint
-            # further by T a / 2 per radian and muscle (a pair on either side: T a), whatever their
-            # offset from the axis (docs/getting-creatures-to-walk.md, "Why the necks fold")
-            buckling = sum(
-                m.max_isometric_force * a / 2 for m, a in zip(self.muscles[before:], reach, strict=True)
-            )
-            for jt in self.joints:
-                if jt.child == child:
-                    for c in jt.coordinates:
-                        self._chain_buckling[c.name] = buckling
+                reach = float(np.mean(along))
+                buckling += sum(muscle.max_isometric_force * reach / 2 for muscle in self.muscles[first:])
+            for c in joint.coordinates:
+                self._chain_buckling[c.name] = buckling
 
     def _chain_load(self, child: str, links: list[tuple[str, str]]) -> float:
         """Gravity's moment (N m) on the joint of ``child`` when the bodies beyond it, in their
