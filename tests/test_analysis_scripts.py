@@ -876,3 +876,42 @@ def test_chain_stiffness_finds_the_neck_muscles_buckling_their_joints(built_mode
     assert missing.returncode == 2 and "none.osim: no such model file" in missing.stderr
     humanoid = run_script("chain_stiffness.py", built_models["HumanLegs"])
     assert humanoid.returncode == 2 and "no neck or tail muscles" in humanoid.stderr
+
+
+def test_standing_lengths_match_opensims_path_and_mark_the_muscles_outside_the_range(tmp_path):
+    """analysis/standing_lengths.py on the committed paper-objective Human: each muscle's
+    normalized fibre length standing is OpenSim's base-pose path length less the tendon slack
+    length, over l_opt (a slack muscle's negative), and the muscles outside 0.5-1.2 optimal
+    lengths are marked (its hamstrings stretched standing, its rectus femoris slack)."""
+    import numpy as np
+    import opensim as osim
+
+    from musclewalk.model.meta import load_meta, meta_path
+    from musclewalk.model.vectors import ModelVectors, parse_osim
+
+    model_path = REPO / "models/optimized/Human-walk-1.3/optimized.osim"
+    lengths = ModelVectors(load_meta(meta_path(model_path))).standing_lengths(parse_osim(model_path))
+    model = osim.Model(str(model_path))
+    state = model.initSystem()
+    model.realizePosition(state)
+    muscles = model.getMuscles()
+    assert len(lengths) == muscles.getSize()
+    for i in range(muscles.getSize()):
+        m = osim.Millard2012EquilibriumMuscle.safeDownCast(muscles.get(i))
+        along = m.getLength(state) - m.getTendonSlackLength()
+        height = m.getOptimalFiberLength() * np.sin(m.getPennationAngleAtOptimalFiberLength())
+        fibre = np.hypot(along, height) if along > 0 else along
+        assert lengths[m.getName()] == pytest.approx(fibre / m.getOptimalFiberLength(), abs=1e-6), m.getName()
+    r = run_script("standing_lengths.py", model_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines()[1:]}
+    assert "4 of 20 listed muscles outside 0.5-1.2" in r.stdout.splitlines()[0]
+    assert rows["hamstrings_r"] == [f"{lengths['hamstrings_r']:.2f}", "outside"]
+    assert rows["rectus_femoris_r"][1] == "outside" and float(rows["rectus_femoris_r"][0]) < 0
+    assert rows["vasti_r"] == [f"{lengths['vasti_r']:.2f}"] and "vasti_l" not in rows
+    wide = run_script("standing_lengths.py", model_path, "--all", "--bounds=-2,2")
+    assert wide.returncode == 0 and "0 of 40 listed muscles outside -2-2" in wide.stdout
+    bad = run_script("standing_lengths.py", model_path, "--bounds", "x")
+    assert bad.returncode == 2 and "--bounds 'x': expected LO,HI" in bad.stderr
+    missing = run_script("standing_lengths.py", tmp_path / "none.osim")
+    assert missing.returncode == 1 and "none.osim" in missing.stderr

@@ -219,6 +219,15 @@ class ModelVectors:
             out[e.name] = ((min(max(length, e.lo), e.hi) - e.lo) / (e.hi - e.lo), length)
         return out
 
+    def standing_lengths(self, tree) -> dict[str, float]:
+        """Each Millard muscle's normalized fibre length standing (base pose, slack tendon; below 0
+        a slack muscle), as ``tree`` has its routing and properties: the quantity a
+        working_range model keeps within its bounds, for any model (physics.yaml)."""
+        if self._ideal:
+            return {}
+        muscles, _, _ = self._index(tree)
+        return {name: self._standing_length(m, name) for name, m in muscles.items()}
+
     def _base_path(self, muscle_el) -> float:
         """Length of a muscle's path (as the tree has it) in the base pose, m."""
         world = []

@@ -158,12 +158,22 @@ def test_optimize_converts_a_warm_start_and_says_so(working_range_model, tmp_pat
     assert "properties.hip_flexor_medial.standing_fiber_length 1.3" in log
 
 
-def test_the_working_range_human_is_the_human_but_for_its_physics():
+@pytest.mark.parametrize(
+    "preset, working_range",
+    [
+        ("models/creatures/human.yaml", "models/creatures/human_working_range.yaml"),
+        ("models/creatures/ostrich.yaml", "config/experiments/creatures/ostrich_working_range.yaml"),
+        ("models/creatures/long_neck.yaml", "config/experiments/creatures/long_neck_working_range.yaml"),
+    ],
+)
+def test_a_working_range_creature_is_its_preset_but_for_its_physics(preset, working_range):
+    """A creature file cannot include another: the working-range copies repeat their preset's
+    root and parts, and must follow it."""
     import yaml
 
-    human = yaml.safe_load((REPO / "models/creatures/human.yaml").read_text())
-    ours = yaml.safe_load((REPO / "models/creatures/human_working_range.yaml").read_text())
-    assert (ours["root"], ours["parts"]) == (human["root"], human["parts"])
+    theirs = yaml.safe_load((REPO / preset).read_text())
+    ours = yaml.safe_load((REPO / working_range).read_text())
+    assert (ours["root"], ours["parts"]) == (theirs["root"], theirs["parts"])
     assert ours["physics"] == {"muscle_properties": "working_range"}
 
 
