@@ -41,8 +41,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("models", nargs="+", type=Path)
     ap.add_argument("--all", action="store_true", help="every muscle, both sides and every segment")
-    ap.add_argument("--bounds", default=",".join(map(str, STANDING_FIBER_LENGTH_BOUNDS)),
-                    help="the working range marked, optimal lengths (default: working_range's)")
+    ap.add_argument(
+        "--bounds",
+        default=",".join(map(str, STANDING_FIBER_LENGTH_BOUNDS)),
+        help="the working range marked, optimal lengths (default: working_range's)",
+    )
     a = ap.parse_args(argv)
     try:
         lo, hi = (float(x) for x in a.bounds.split(","))
@@ -56,7 +59,10 @@ def main(argv=None) -> int:
             print(f"{model}: {exc}", file=sys.stderr)
             return 1
         outside = [n for n, v in rows if not lo <= v <= hi]
-        print(f"{model}: {len(outside)} of {len(rows)} listed muscles outside {lo:g}-{hi:g} optimal lengths standing")
+        print(
+            f"{model}: {len(outside)} of {len(rows)} listed muscles outside {lo:g}-{hi:g} "
+            "optimal lengths standing"
+        )
         for n, v in rows:
             print(f"  {n:28s} {v:6.2f}{'  outside' if n in outside else ''}")
     return 0

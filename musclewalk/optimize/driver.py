@@ -8,7 +8,8 @@ Run directory:
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
   log.txt          command, seed, versions, machine, wall time, stop reason, failed evaluations,
-                   the best's parameters within 1 % of a bound, and the "note:" lines people
+                   the best's parameters within 1 % of a bound, its muscles whose fibres stand
+                   outside the working range (a passive spring, a slack muscle), and the "note:" lines people
                    added (kept when the log is rewritten)
   .musclewalk.lock held (flock) by the optimizer for the life of the run
 
@@ -57,7 +58,7 @@ from ..constants import CONTROL_INTERVAL
 from ..cpu_dispatch import describe as describe_cpu_dispatch
 from ..io_checks import check_model, write_files_together
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
-from ..model.meta import load_meta, meta_bytes, meta_path
+from ..model.meta import STANDING_FIBER_LENGTH_BOUNDS, load_meta, meta_bytes, meta_path
 from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.bridge import control_model_from_meta
@@ -1146,6 +1147,26 @@ class Optimization:
             + (f": {listed}{more}" if at else "")
         ]
 
+    def _standing_lines(self) -> list[str]:
+        """A log.txt line on the best's muscles whose fibres stand outside the working range
+        (STANDING_FIBER_LENGTH_BOUNDS, in the base pose): a passive spring or a slack muscle,
+        which the paper's independent properties allow (none without a best)."""
+        osim = self.out / "optimized.osim"
+        if self.state.best_x is None or not osim.is_file():
+            return []
+        lo, hi = STANDING_FIBER_LENGTH_BOUNDS
+        lengths = ModelVectors(self.meta).standing_lengths(parse_osim(osim))
+        outside = [
+            (name, v)
+            for name, v in lengths.items()
+            if not lo <= v <= hi and not (name.endswith("_l") and f"{name[:-2]}_r" in lengths)
+        ]
+        listed = ", ".join(f"{name} {v:.2f}" for name, v in outside)
+        return [
+            f"best's fibres standing outside {lo:g}-{hi:g} optimal lengths (base pose; right side): "
+            + (f"{len(outside)}: {listed}" if outside else "none")
+        ]
+
     def _write_log(self, stop: str | None) -> None:
         import cma
         import opensim
@@ -1172,6 +1193,7 @@ class Optimization:
             f"best objective: {st.best_score:.4f} at generation {st.best_generation}",
             "best terms: " + json.dumps(st.best_result.terms if st.best_result else {}),
             *self._bound_lines(),
+            *self._standing_lines(),
             f"thresholds met at generation: {st.thresholds_met_at}",
             f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
             f"backstop {s.backstop():g} s without a finished evaluation"

@@ -59,6 +59,17 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
         r"(: .+ \((lower|upper) [-0-9.e]+\).*)?",
         line,
     ), line
+    # and the best's fibres standing outside the working range, as analysis/standing_lengths.py
+    # gives them for its optimized.osim
+    from musclewalk.model.meta import meta_path
+    from musclewalk.model.vectors import ModelVectors, parse_osim
+
+    lengths = ModelVectors(load_meta(meta_path(out / "optimized.osim"))).standing_lengths(
+        parse_osim(out / "optimized.osim")
+    )
+    outside = [f"{n} {v:.2f}" for n, v in lengths.items() if not 0.5 <= v <= 1.2 and n.endswith("_r")]
+    prefix = "best's fibres standing outside 0.5-1.2 optimal lengths (base pose; right side): "
+    assert prefix + (f"{len(outside)}: {', '.join(outside)}" if outside else "none") in log
     best = json.loads((out / "best.json").read_text())
     assert best["objective_name"] == "geijtenbeek2013" and best["duration"] == 0.3
     # a second run with more generations in the file resumes the last stage only

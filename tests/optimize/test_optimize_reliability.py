@@ -315,3 +315,21 @@ def test_init_values_outside_the_bounds_are_reported(humanlegs_osim, best_file, 
     assert not (tmp_path / "run").exists()
     capsys.readouterr()
     assert optimize(humanlegs_osim, tmp_path / "run", "--init", str(init), "--clip-init") == 0
+
+
+def test_the_log_lists_the_best_muscles_standing_outside_their_working_range(humanlegs_osim, tmp_path):
+    """log.txt names each of the best's muscles whose fibre stands outside 0.5-1.2 optimal
+    lengths in the base pose, a passive spring or a slack muscle the paper's independent
+    properties allow: warm-started from the committed paper-objective HumanLegs (σ 1e-9, so the
+    best is the warm start to the shown digits), its stretched hamstrings and slack rectus
+    femoris."""
+    init = Path(__file__).resolve().parents[2] / "models/optimized/HumanLegs-walk-1.3/best.json"
+    assert optimize(humanlegs_osim, tmp_path / "run", "--init", str(init), "--sigma", "1e-9") == 0
+    line = next(
+        x for x in (tmp_path / "run" / "log.txt").read_text().splitlines()
+        if x.startswith("best's fibres standing outside 0.5-1.2 optimal lengths (base pose; right side): ")
+    )  # fmt: skip
+    listed = dict(item.rsplit(" ", 1) for item in line.split(": ", 2)[2].split(", "))
+    assert line.split(": ")[1] == str(len(listed)) and "hamstrings_l" not in listed
+    assert listed["hamstrings_r"] == "1.48" and listed["rectus_femoris_r"] == "-1.10"
+    assert "vasti_r" not in listed
