@@ -1150,12 +1150,14 @@ class Optimization:
     def _standing_lines(self) -> list[str]:
         """A log.txt line on the best's muscles whose fibres stand outside the working range
         (STANDING_FIBER_LENGTH_BOUNDS, in the base pose): a passive spring or a slack muscle,
-        which the paper's independent properties allow (none without a best)."""
+        which the paper's independent properties allow (none without a best or a fibre)."""
         osim = self.out / "optimized.osim"
         if self.state.best_x is None or not osim.is_file():
             return []
         lo, hi = STANDING_FIBER_LENGTH_BOUNDS
         lengths = ModelVectors(self.meta).standing_lengths(parse_osim(osim))
+        if not lengths:  # ideal muscles: no fibre
+            return []
         outside = [
             (name, v)
             for name, v in lengths.items()
