@@ -15,12 +15,11 @@ both). By default only the right side's muscles of each mirrored pair are listed
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.model.meta import STANDING_FIBER_LENGTH_BOUNDS, load_meta, meta_path
+from musclewalk.model.meta import STANDING_FIBER_LENGTH_BOUNDS, load_meta, meta_path, one_side
 from musclewalk.model.vectors import ModelVectors, parse_osim
 
 
@@ -30,11 +29,7 @@ def standing_table(model: Path, every: bool = False) -> list[tuple[str, float]]:
     lengths = ModelVectors(meta).standing_lengths(parse_osim(model))
     if every:
         return list(lengths.items())
-    return [
-        (n, v)
-        for n, v in lengths.items()
-        if not n.endswith("_l") and not (re.search(r"_\d+(_[rl])?$", n) and not re.search(r"_1(_r)?$", n))
-    ]
+    return [(n, lengths[n]) for n in one_side(lengths, first_segment_only=True)]
 
 
 def main(argv=None) -> int:

@@ -8,6 +8,7 @@ written and read here; its typed form (``ModelMeta`` and the records it holds) i
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -52,6 +53,17 @@ PASSIVE_BOUNDS = (0.0, 4.0)  # multiples of the initial gain
 # 0.5-1.3 optimal lengths (the templates' standing values, from gait10dof18musc, are 0.53-1.0);
 # above it the passive force rises steeply.
 STANDING_FIBER_LENGTH_BOUNDS = (0.5, 1.2)
+
+
+def one_side(names, first_segment_only: bool = False) -> list[str]:
+    """The muscles of ``names`` that stand for their mirrored pair: every name but a left one whose
+    right twin is listed; with ``first_segment_only``, of a chain's numbered segments (neck, tail,
+    spine: ``name_2_r``, ``name_3``) only the first."""
+    listed = set(names)
+    kept = [n for n in names if not (n.endswith("_l") and f"{n[:-2]}_r" in listed)]
+    if first_segment_only:
+        kept = [n for n in kept if not (re.search(r"_\d+(_[rl])?$", n) and not re.search(r"_1(_r)?$", n))]
+    return kept
 
 
 def meta_path(osim_path) -> Path:

@@ -58,7 +58,7 @@ from ..constants import CONTROL_INTERVAL
 from ..cpu_dispatch import describe as describe_cpu_dispatch
 from ..io_checks import check_model, write_files_together
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
-from ..model.meta import STANDING_FIBER_LENGTH_BOUNDS, load_meta, meta_bytes, meta_path
+from ..model.meta import STANDING_FIBER_LENGTH_BOUNDS, load_meta, meta_bytes, meta_path, one_side
 from ..model.osim import write_atomic, xml_bytes
 from ..model.vectors import ModelVectors, parse_osim
 from ..sim.bridge import control_model_from_meta
@@ -1158,11 +1158,7 @@ class Optimization:
         lengths = ModelVectors(self.meta).standing_lengths(parse_osim(osim))
         if not lengths:  # ideal muscles: no fibre
             return []
-        outside = [
-            (name, v)
-            for name, v in lengths.items()
-            if not lo <= v <= hi and not (name.endswith("_l") and f"{name[:-2]}_r" in lengths)
-        ]
+        outside = [(name, lengths[name]) for name in one_side(lengths) if not lo <= lengths[name] <= hi]
         listed = ", ".join(f"{name} {v:.2f}" for name, v in outside)
         return [
             f"best's fibres standing outside {lo:g}-{hi:g} optimal lengths (base pose; right side): "
