@@ -139,6 +139,7 @@ def _cmd_simulate(args):
         terrain=terrain,
         source=str(args.params),
         accuracy=args.accuracy,
+        fixed_step=args.fixed_step,
     )
     settings = run_settings(
         scenario,
@@ -150,6 +151,7 @@ def _cmd_simulate(args):
         if scored is None
         else (scored.task.terrain.max_slope if scored.task.terrain else None),
         integrator_accuracy=sim.engine.accuracy,
+        integrator_fixed_step=sim.engine.fixed_step,
     )
     if scored is not None:
         settings["as_scored"] = {
@@ -239,6 +241,13 @@ def _simulate_options(args) -> list:
         _number("--terrain-slope", args.terrain_slope, "a finite slope (deg)")
     if args.accuracy is not None:
         _number("--accuracy", args.accuracy, "an integrator accuracy in (0, 0.1]", lambda v: 0 < v <= 0.1)
+    if args.fixed_step is not None:
+        _number(
+            "--fixed-step",
+            args.fixed_step,
+            f"a step in (0, {CONTROL_INTERVAL:g}] s, or 0 for error-controlled steps",
+            lambda v: 0 <= v <= CONTROL_INTERVAL,
+        )
     _number("--assist-upright", args.assist_upright, "a stiffness >= 0 (M g L per rad)", lambda v: v >= 0)
     _number(
         "--assist-support",
@@ -782,6 +791,13 @@ def _add_simulate_command(sub) -> None:
         type=float,
         help="integrator accuracy (default: the model's, models/physics.yaml): how much a result "
         "depends on the integration error",
+    )
+    s.add_argument(
+        "--fixed-step",
+        type=float,
+        metavar="S",
+        help="fixed integrator step, s (default: the model's physics.integrator.fixed_step; 0: "
+        "error-controlled steps at the accuracy)",
     )
     s.set_defaults(func=_cmd_simulate)
 

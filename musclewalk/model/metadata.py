@@ -20,6 +20,8 @@ import math
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Mapping, Optional
 
+from ..constants import CONTROL_INTERVAL as MAX_FIXED_STEP  # a fixed step within a control step
+
 META_VERSION = 1  # the file's "musclewalk_meta"; another value is refused
 VERSION_KEY = "musclewalk_meta"
 # models/physics.yaml ``muscles``: Millard2012EquilibriumMuscle (the default), or the ideal force
@@ -228,11 +230,18 @@ class ContactPhysics(_Record):
 @dataclass(frozen=True)
 class IntegratorPhysics(_Record):
     method: str  # a key of musclewalk.sim.engine.INTEGRATORS
-    accuracy: float
+    accuracy: float  # of the error-controlled steps (unused with fixed_step)
+    fixed_step: Optional[float] = _optional()  # s; None (absent): error-controlled steps
 
     @classmethod
     def from_dict(cls, d, where: str = "physics.integrator") -> "IntegratorPhysics":
-        return cls(**_keys(d, cls, where))
+        kw = _keys(d, cls, where)
+        h = kw.get("fixed_step")
+        if h is not None and (
+            isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < h <= MAX_FIXED_STEP
+        ):
+            raise ValueError(f"{where}.fixed_step: expected a step in (0, {MAX_FIXED_STEP:g}] s, got {h!r}")
+        return cls(**kw)
 
 
 @dataclass(frozen=True)

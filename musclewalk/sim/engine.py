@@ -114,6 +114,11 @@ def integrator_settings(meta: ModelMeta) -> tuple[str, float]:
     return integrator.method, float(integrator.accuracy)
 
 
+def fixed_step_setting(meta: ModelMeta) -> float | None:
+    """The fixed integrator step the model was built for, s (None: error-controlled steps)."""
+    return None if meta.physics is None else meta.physics.integrator.fixed_step
+
+
 class OpenSimEngine:
     def __init__(
         self,
@@ -124,6 +129,7 @@ class OpenSimEngine:
         min_step: float = MIN_STEP,
         push_body: str | None = None,
         terrain=None,
+        fixed_step: float | None = None,
     ):
         self.osim = import_opensim()
         self.meta, self.path, self.terrain = meta, Path(osim_path), terrain
@@ -148,7 +154,11 @@ class OpenSimEngine:
         self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
         method, model_accuracy = integrator_settings(meta)
         self.accuracy = accuracy if accuracy is not None else model_accuracy
+        # fixed_step: None the model's, 0 error-controlled steps whatever the model says
+        self.fixed_step = fixed_step_setting(meta) if fixed_step is None else (fixed_step or None)
         self.manager = self._make_manager(integrator or method, self.accuracy, min_step)
+        if self.fixed_step is not None:
+            self.manager.setIntegratorFixedStepSize(self.fixed_step)
         self.state = None
 
     def _load_model(self):

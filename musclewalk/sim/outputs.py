@@ -96,12 +96,13 @@ def run_settings(
     seed: int = 0,
     terrain_slope_deg: float | None = None,
     integrator_accuracy: float | None = None,
+    integrator_fixed_step: float | None = None,
 ) -> dict:
     """The settings of a run that summary.json records beside its result (``extra_summary`` of
     `write_outputs`): the parameter file (None: "defaults"), the scenario's pushes (given and
     random), the initial heading (deg) and turning velocity (deg/s) as given, the seed and the
-    terrain's maximum slope (deg; None: flat ground) and the integrator accuracy used; the heading
-    rule's limit (deg) only when a run tightened the paper's."""
+    terrain's maximum slope (deg; None: flat ground) and the integrator accuracy used; the fixed
+    integrator step (s) and the heading rule's limit (deg) only when a run had them."""
     settings = {
         "parameters": str(Path(parameters).absolute()) if parameters else "defaults",
         "pushes": [p.__dict__ for p in scenario.pushes],
@@ -112,6 +113,8 @@ def run_settings(
         "integrator_accuracy": integrator_accuracy,
         "assist": scenario.assist.as_dict() if scenario.assist else None,
     }
+    if integrator_fixed_step is not None:
+        settings["integrator_fixed_step"] = integrator_fixed_step
     if scenario.max_heading_error != MAX_HEADING_ERROR:
         settings["max_heading_error_deg"] = round(math.degrees(scenario.max_heading_error), 9)
     return settings

@@ -121,11 +121,14 @@ class Simulator:
         integrator: str | None = None,
         accuracy: float | None = None,
         terrain=None,
+        fixed_step: float | None = None,
     ):
         check_cpu_dispatch()
         self.meta = meta if meta is not None else load_meta(osim_path)
         self.terrain = terrain
-        self.engine = OpenSimEngine(osim_path, self.meta, integrator, accuracy, terrain=terrain)
+        self.engine = OpenSimEngine(
+            osim_path, self.meta, integrator, accuracy, terrain=terrain, fixed_step=fixed_step
+        )
         self.control_model = control_model_from_meta(self.meta, control_interval)
         self.bridge = SensorBridge(self.meta, self.engine)
         trunk = self.meta.features.trunk
@@ -261,17 +264,24 @@ def simulate(
     terrain=None,
     source: str = "parameters",
     accuracy: float | None = None,
+    fixed_step: float | None = None,
 ) -> tuple[Simulator, SimulationResult]:
     """(simulator, recorded result) of one run of ``model`` (.osim; ``meta`` its metadata, read
     from beside it if None) in ``scenario``, on ``terrain`` (a RampTerrain; None: flat ground),
     with controller and initial-state ``params`` (None: the defaults), at the integrator
-    ``accuracy`` (None: the model's, models/physics.yaml), with the parameters checked
+    ``accuracy`` (None: the model's, models/physics.yaml) or ``fixed_step`` (s; None: the
+    model's, 0: error-controlled steps), with the parameters checked
     (ParameterError naming ``source``) before anything is simulated. A model OpenSim cannot
     build, or a state it refuses while simulating (e.g. an extreme initial pose), raises
     SimulationError with one line; an interrupt is passed on."""
     try:
         sim = Simulator(
-            model, meta=meta, control_interval=scenario.control_interval, terrain=terrain, accuracy=accuracy
+            model,
+            meta=meta,
+            control_interval=scenario.control_interval,
+            terrain=terrain,
+            accuracy=accuracy,
+            fixed_step=fixed_step,
         )
     except EngineError as exc:
         raise SimulationError(str(exc)) from None

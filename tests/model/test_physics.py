@@ -77,6 +77,26 @@ def test_a_creature_overrides_physics(models_copy, tmp_path):
     assert meta.physics.contact.friction_elasticity == 100000  # the rest: defaults
 
 
+def test_a_creature_sets_a_fixed_integrator_step(models_copy, tmp_path):
+    """physics.integrator.fixed_step is kept in the metadata and used by the engine (absent from
+    every model built without it, so that their files stay as they were)."""
+    from musclewalk.sim.runner import Simulator
+
+    path = models_copy / "creatures" / "human_legs.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["physics"] = {"integrator": {"fixed_step": 0.0005}}
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "legs.osim"
+    build_creature("HumanLegs", None, out)
+    meta = load_meta(out)
+    assert meta.physics.integrator == IntegratorPhysics(
+        method="semi_explicit_euler2", accuracy=0.01, fixed_step=0.0005
+    )
+    assert meta.to_dict()["physics"]["integrator"]["fixed_step"] == 0.0005
+    assert Simulator(out).engine.fixed_step == 0.0005
+    assert Simulator(out, fixed_step=0).engine.fixed_step is None  # error-controlled for one run
+
+
 @pytest.mark.parametrize(
     "physics, key, message",
     [
@@ -92,6 +112,11 @@ def test_a_creature_overrides_physics(models_copy, tmp_path):
         ),
         ({"integrator": {"accuracy": "fast"}}, "physics.integrator.accuracy", "expected a number"),
         ({"gravity": 3}, "physics.gravity", "unknown key"),
+        (
+            {"integrator": {"fixed_step": 0.01}},
+            "physics.integrator.fixed_step",
+            "expected a number in [1e-05, 0.005]",
+        ),
         ({"contact": {"stiffnes": 3}}, "physics.contact.stiffnes", "unknown key"),
         ({"muscles": "hill"}, "physics.muscles", "expected one of millard, ideal, got 'hill'"),
     ],

@@ -191,6 +191,16 @@ def test_standing_length_and_tendon_slack_are_inverse(length):
 def test_one_side_keeps_one_muscle_per_mirrored_pair_and_chain():
     from musclewalk.model.meta import one_side
 
-    names = ["vasti_r", "vasti_l", "spine_1", "spine_2", "neck_1_r", "neck_1_l", "neck_2_r", "neck_2_l", "tail_l"]
+    names = [
+        "vasti_r",
+        "vasti_l",
+        "spine_1",
+        "spine_2",
+        "neck_1_r",
+        "neck_1_l",
+        "neck_2_r",
+        "neck_2_l",
+        "tail_l",
+    ]
     assert one_side(names) == ["vasti_r", "spine_1", "spine_2", "neck_1_r", "neck_2_r", "tail_l"]
     assert one_side(names, first_segment_only=True) == ["vasti_r", "spine_1", "neck_1_r", "tail_l"]

@@ -188,6 +188,9 @@ def test_out_holding_the_model(built_models, old_run, capfd, no_simulation, one_
         ("--accuracy", "0"),
         ("--accuracy", "nan"),
         ("--accuracy", "0.5"),
+        ("--fixed-step", "-0.001"),
+        ("--fixed-step", "0.01"),
+        ("--fixed-step", "nan"),
     ],
 )
 def test_bad_number_is_one_line_before_simulating(
@@ -208,6 +211,17 @@ def test_accuracy_option_sets_the_integrators_and_is_recorded(built_models, tmp_
     assert _simulate(built_models, tighter, "--accuracy", "0.003") == 0
     used = [json.loads((d / "summary.json").read_text())["integrator_accuracy"] for d in (default, tighter)]
     assert used == [0.01, 0.003]
+
+
+def test_fixed_step_option_is_used_and_recorded(built_models, tmp_path):
+    """--fixed-step replaces the error-controlled steps for one run; summary.json records it
+    (and has no such key for a run with error-controlled steps)."""
+    default, fixed = tmp_path / "default", tmp_path / "fixed"
+    assert _simulate(built_models, default) == 0
+    assert _simulate(built_models, fixed, "--fixed-step", "0.0005") == 0
+    summaries = [json.loads((d / "summary.json").read_text()) for d in (default, fixed)]
+    assert "integrator_fixed_step" not in summaries[0]
+    assert summaries[1]["integrator_fixed_step"] == 0.0005
 
 
 def test_a_run_folder_is_analyzed_from_any_working_directory(built_models, tmp_path, monkeypatch, capfd):
