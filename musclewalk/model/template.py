@@ -529,7 +529,10 @@ class _Expander:
         declared = jdata.get("coordinates", []) or []
         for i, c in enumerate(declared):
             ck = f"{key}.joint.coordinates[{i}]"
-            if "include" in c and not self.num(part, c["include"], f"{ck}.include", extra):
+            include = c.get("include", True)
+            if not (
+                include if isinstance(include, bool) else self.num(part, include, f"{ck}.include", extra)
+            ):
                 continue
             axis = self.vec(part, c.get("axis"), f"{ck}.axis")
             if mirror:

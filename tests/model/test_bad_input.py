@@ -143,6 +143,21 @@ def test_include_that_leaves_a_joint_without_coordinates(capsys, tmp_path, model
     assert "humanoid_legs.yaml" in err and "joint.coordinates" in err and "include" in err
 
 
+def test_include_takes_a_yaml_boolean(capsys, tmp_path, models_copy):
+    """include: false leaves a coordinate out as include: 0 does, include: true keeps it."""
+    from musclewalk.model.build import build_creature
+
+    legs = models_copy / "templates" / "humanoid_legs.yaml"
+    declared = "- {name: knee_angle, axis: [0, 0, -1], range: [-10, 150]}"
+    build_creature("HumanLegs", None, tmp_path / "before.osim")
+    _edit(legs, declared, "- {name: knee_angle, axis: [0, 0, -1], range: [-10, 150], include: true}")
+    build_creature("HumanLegs", None, tmp_path / "after.osim")
+    assert (tmp_path / "after.osim").read_bytes() == (tmp_path / "before.osim").read_bytes()
+    _edit(legs, "include: true}", "include: false}")
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "humanoid_legs.yaml" in err and "every coordinate is left out by its include" in err
+
+
 def test_include_with_an_unknown_variable(capsys, tmp_path, models_copy):
     _edit(
         models_copy / "templates" / "neck_tail.yaml",
