@@ -790,7 +790,7 @@ def _add_simulate_command(sub) -> None:
         "--accuracy",
         type=float,
         help="integrator accuracy (default: the model's, models/physics.yaml): how much a result "
-        "depends on the integration error",
+        "depends on the integration error (error-controlled steps only: a fixed step has none)",
     )
     s.add_argument(
         "--fixed-step",
