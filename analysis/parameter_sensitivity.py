@@ -3,12 +3,13 @@ values moved all at once by a random sign times epsilon times each parameter's r
 the walker then walks (the paper's termination rules, straight and flat, the run's speed).
 
     python3.11 analysis/parameter_sensitivity.py RUN_DIR [--epsilon 1e-9 1e-6 1e-3] [--seeds 5]
-                                                 [--duration 10] [--out FILE.md]
+                                                 [--duration 10] [--fixed-step S] [--out FILE.md]
 
 A walker whose survival drops at epsilon 1e-9 is chaotic at the scale of rounding: no optimizer
 step, continuation or other machine (see the README's "The same bits on every machine") keeps its
 gait, and the search around it sees mostly falls. Seed k draws the signs; epsilon 0 is the walker
-as committed.
+as committed. --fixed-step simulates on a fixed integrator step of S seconds instead of the
+model's own physics (0: error-controlled steps; README "Smooth in the parameters").
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from run_folders import emit, require_run_folder
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
+from musclewalk.constants import CONTROL_INTERVAL
 from musclewalk.optimize.space import ParameterSpace
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
@@ -40,13 +42,13 @@ def perturbed(values: dict, bounds: dict, epsilon: float, seed: int) -> dict:
     return out
 
 
-def survival(run: Path, epsilons, seeds: int, duration: float) -> dict:
+def survival(run: Path, epsilons, seeds: int, duration: float, fixed_step: float | None = None) -> dict:
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
     values = {**params["controller"], **params["initial_state"]}
     space = ParameterSpace.of_creature(str(run / "optimized.osim"))
     bounds = {e.name: (e.lower, e.upper) for e in space.entries if e.name in values}
-    sim = Simulator(run / "optimized.osim")
+    sim = Simulator(run / "optimized.osim", fixed_step=fixed_step)
     scenario = Scenario(speed=best["speed"], duration=duration)
     table = {}
     for epsilon in epsilons:
@@ -59,10 +61,17 @@ def survival(run: Path, epsilons, seeds: int, duration: float) -> dict:
     return table
 
 
-def markdown(run: Path, table: dict, duration: float) -> str:
+def markdown(run: Path, table: dict, duration: float, fixed_step: float | None = None) -> str:
+    steps = (
+        ""
+        if fixed_step is None
+        else f", on a fixed {fixed_step * 1e3:g} ms step"
+        if fixed_step
+        else ", on error-controlled steps"
+    )
     lines = [
         f"{run}: controller and initial state moved by ±epsilon × each range (random signs per seed), "
-        f"{duration:g} s straight at the run's speed",
+        f"{duration:g} s straight at the run's speed{steps}",
         "",
         "| epsilon | walks the full time | time walked per seed, s |",
         "|---|---|---|",
@@ -79,13 +88,18 @@ def main(argv=None) -> int:
     ap.add_argument("--epsilon", type=float, nargs="+", default=[0.0, 1e-12, 1e-9, 1e-6, 1e-3])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--duration", type=float, default=10.0)
+    ap.add_argument(
+        "--fixed-step", type=float, metavar="S", help="fixed integrator step, s (default: the model's)"
+    )
     ap.add_argument("--out", type=Path, help="also write the table to this Markdown file")
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.duration <= 0 or any(e < 0 for e in args.epsilon):
         ap.error("--seeds >= 1, --duration > 0 and --epsilon >= 0")
+    if args.fixed_step is not None and not 0 <= args.fixed_step <= CONTROL_INTERVAL:
+        ap.error(f"--fixed-step: a step in (0, {CONTROL_INTERVAL:g}] s, or 0 for error-controlled steps")
     require_run_folder(ap, args.run)
-    table = survival(args.run, args.epsilon, args.seeds, args.duration)
-    text = markdown(args.run, table, args.duration)
+    table = survival(args.run, args.epsilon, args.seeds, args.duration, args.fixed_step)
+    text = markdown(args.run, table, args.duration, args.fixed_step)
     emit(text, args.out)
     return 0
 

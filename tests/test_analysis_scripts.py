@@ -291,6 +291,13 @@ def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival
     assert r.returncode == 0, r.stderr[-2000:]
     rows = [line for line in out.read_text().splitlines() if line.startswith("| ")]
     assert rows[1].startswith("| 0 | 1 of 1 | 0.20") and rows[2].startswith("| 0.001 | 2 of 2 |")
+    fixed = tmp_path / "fixed.md"
+    args = ["--epsilon", 0, "--seeds", 1, "--duration", 0.1, "--fixed-step", 0.0005, "--out", fixed]
+    r = run_script("parameter_sensitivity.py", run, *args)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "on a fixed 0.5 ms step" in fixed.read_text().splitlines()[0]
+    r = run_script("parameter_sensitivity.py", run, "--fixed-step", 0.01)
+    assert r.returncode == 2 and "--fixed-step" in r.stderr
 
 
 def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
