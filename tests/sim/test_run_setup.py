@@ -163,7 +163,7 @@ class _FakeSimulator:
     fail: dict = {}
     made: list = []
 
-    def __init__(self, model, meta=None, control_interval=None, terrain=None, accuracy=None):
+    def __init__(self, model, meta=None, control_interval=None, terrain=None, accuracy=None, fixed_step=None):
         if "init" in self.fail:
             raise self.fail["init"]
         self.calls = [("init", model, meta, control_interval, terrain)]
