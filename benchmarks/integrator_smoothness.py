@@ -32,6 +32,7 @@ from musclewalk.sim.scenario import Scenario  # noqa: E402
 sys.path.insert(0, str(REPO / "analysis"))
 import numpy as np  # noqa: E402
 from parameter_sensitivity import perturbed  # noqa: E402
+from run_folders import require_run_folder  # noqa: E402
 
 MARKS = (0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0)  # s at which the differences are printed
 
@@ -90,10 +91,8 @@ def main(argv=None) -> int:
             except ValueError:
                 ap.error(f"--steps: {step!r} is neither 'adaptive' nor a step in seconds")
     for run in a.runs:
-        for name in ("optimized.osim", "best.json"):
-            if not (run / name).is_file():
-                print(f"{run}: no {name}", file=sys.stderr)
-                return 1
+        require_run_folder(ap, run)
+    for run in a.runs:
         compare(run, a.duration, a.steps, a.epsilon, a.seeds)
     return 0
 
