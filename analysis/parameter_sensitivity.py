@@ -23,8 +23,8 @@ from pathlib import Path
 from run_folders import emit, require_run_folder
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.constants import CONTROL_INTERVAL
 from musclewalk.optimize.space import ParameterSpace
+from musclewalk.sim.engine import FIXED_STEP_OVERRIDE, is_fixed_step_override
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
@@ -95,8 +95,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.duration <= 0 or any(e < 0 for e in args.epsilon):
         ap.error("--seeds >= 1, --duration > 0 and --epsilon >= 0")
-    if args.fixed_step is not None and not 0 <= args.fixed_step <= CONTROL_INTERVAL:
-        ap.error(f"--fixed-step: a step in (0, {CONTROL_INTERVAL:g}] s, or 0 for error-controlled steps")
+    if args.fixed_step is not None and not is_fixed_step_override(args.fixed_step):
+        ap.error(f"--fixed-step: {FIXED_STEP_OVERRIDE}")
     require_run_folder(ap, args.run)
     table = survival(args.run, args.epsilon, args.seeds, args.duration, args.fixed_step)
     text = markdown(args.run, table, args.duration, args.fixed_step)

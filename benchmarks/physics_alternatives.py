@@ -288,7 +288,7 @@ def simulate(w, variant: str, duration: float, objective: Objective) -> dict:
         run = scored_run(sim, scenario, w.params, objective)
     res, score, terms = run.result, run.score, run.terms
     t = res.simulated_time
-    own_method, own_accuracy = integrator_settings(meta)
+    own_method, own_accuracy, _ = integrator_settings(meta)
     physics = f"{method or own_method} " + (
         f"h={step * 1e3:g}ms"
         if step is not None and step > 0

@@ -219,6 +219,7 @@ def _speed_of_params(params) -> float:
 
 def _simulate_options(args) -> list:
     """simulate's options checked, one line naming the first bad one; the pushes of --push."""
+    from .sim.engine import FIXED_STEP_OVERRIDE, is_fixed_step_override
     from .sim.scenario import MAX_DURATION
 
     _number("--speed", args.speed, "a positive speed (m/s)", lambda v: v > 0)
@@ -245,8 +246,8 @@ def _simulate_options(args) -> list:
         _number(
             "--fixed-step",
             args.fixed_step,
-            f"a step in (0, {CONTROL_INTERVAL:g}] s, or 0 for error-controlled steps",
-            lambda v: 0 <= v <= CONTROL_INTERVAL,
+            FIXED_STEP_OVERRIDE,
+            is_fixed_step_override,
         )
     _number("--assist-upright", args.assist_upright, "a stiffness >= 0 (M g L per rad)", lambda v: v >= 0)
     _number(

@@ -6,3 +6,5 @@ GRAVITY = 9.80665  # m/s^2, standard gravity: the models' gravity and body weigh
 CONTROL_NORMALIZATION_GRAVITY = 9.81
 CONTROL_INTERVAL = 0.005  # s: excitations are computed every 5 ms (paper §4), also the
 # longest control interval allowed
+# s: a fixed integrator step lies in this range (within one control step)
+FIXED_STEP_RANGE = (1e-5, CONTROL_INTERVAL)

@@ -20,7 +20,7 @@ import math
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Mapping, Optional
 
-from ..constants import CONTROL_INTERVAL as MAX_FIXED_STEP  # a fixed step within a control step
+from ..constants import FIXED_STEP_RANGE
 
 META_VERSION = 1  # the file's "musclewalk_meta"; another value is refused
 VERSION_KEY = "musclewalk_meta"
@@ -238,9 +238,12 @@ class IntegratorPhysics(_Record):
         kw = _keys(d, cls, where)
         h = kw.get("fixed_step")
         if h is not None and (
-            isinstance(h, bool) or not isinstance(h, (int, float)) or not 0 < h <= MAX_FIXED_STEP
+            isinstance(h, bool)
+            or not isinstance(h, (int, float))
+            or not FIXED_STEP_RANGE[0] <= h <= FIXED_STEP_RANGE[1]
         ):
-            raise ValueError(f"{where}.fixed_step: expected a step in (0, {MAX_FIXED_STEP:g}] s, got {h!r}")
+            lo, hi = FIXED_STEP_RANGE
+            raise ValueError(f"{where}.fixed_step: expected a step in [{lo:g}, {hi:g}] s, got {h!r}")
         return cls(**kw)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 import yaml
 
 from .. import yaml_io
-from ..constants import CONTROL_INTERVAL, GRAVITY
+from ..constants import FIXED_STEP_RANGE, GRAVITY
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, bodies_beyond, path_length, world_point
 from .metadata import HEAD_GAIN_MASSES, MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
@@ -86,7 +86,7 @@ PHYSICS_SCHEMA = {
     "integrator": {
         "method": _one_of("semi_explicit_euler2", "runge_kutta_merson", "runge_kutta2", "runge_kutta3"),
         "accuracy": _number_in(1e-8, 0.1),
-        "fixed_step": _absent_or(_number_in(1e-5, CONTROL_INTERVAL)),
+        "fixed_step": _absent_or(_number_in(*FIXED_STEP_RANGE)),
     },
     "muscles": _one_of(*MUSCLE_MODELS),
     "muscle_properties": _one_of(*MUSCLE_PROPERTY_MODES),

@@ -23,10 +23,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 import numpy as np
 
+from ..constants import FIXED_STEP_RANGE
 from ..model.metadata import IDEAL_MUSCLES, ModelMeta
 from ..model.osim import (
     CONTACT,
@@ -105,18 +106,29 @@ def rotations_from_xyz(angles: np.ndarray) -> np.ndarray:
     return R
 
 
-def integrator_settings(meta: ModelMeta) -> tuple[str, float]:
-    """(method, accuracy) the model was built for (models/physics.yaml); models built before
-    the physics settings existed ran SemiExplicitEuler2 at 1e-3."""
+FIXED_STEP_OVERRIDE = (
+    f"a step in [{FIXED_STEP_RANGE[0]:g}, {FIXED_STEP_RANGE[1]:g}] s, or 0 for error-controlled steps"
+)
+
+
+def is_fixed_step_override(step: float) -> bool:
+    """Whether ``step`` may override a model's fixed step for one run (FIXED_STEP_OVERRIDE)."""
+    return step == 0 or FIXED_STEP_RANGE[0] <= step <= FIXED_STEP_RANGE[1]
+
+
+class IntegratorSetting(NamedTuple):
+    method: str
+    accuracy: float  # of the error-controlled steps
+    fixed_step: float | None  # s; None: error-controlled steps
+
+
+def integrator_settings(meta: ModelMeta) -> IntegratorSetting:
+    """The integrator the model was built for (models/physics.yaml); models built before the
+    physics settings existed ran SemiExplicitEuler2 at 1e-3."""
     if meta.physics is None:
-        return "semi_explicit_euler2", 1e-3
+        return IntegratorSetting("semi_explicit_euler2", 1e-3, None)
     integrator = meta.physics.integrator
-    return integrator.method, float(integrator.accuracy)
-
-
-def fixed_step_setting(meta: ModelMeta) -> float | None:
-    """The fixed integrator step the model was built for, s (None: error-controlled steps)."""
-    return None if meta.physics is None else meta.physics.integrator.fixed_step
+    return IntegratorSetting(integrator.method, float(integrator.accuracy), integrator.fixed_step)
 
 
 class OpenSimEngine:
@@ -152,11 +164,11 @@ class OpenSimEngine:
         coords = self.model.getCoordinateSet()
         self.coordinates = [coords.get(i) for i in range(coords.getSize())]
         self.coordinate_index = {c.getName(): i for i, c in enumerate(self.coordinates)}
-        method, model_accuracy = integrator_settings(meta)
-        self.accuracy = accuracy if accuracy is not None else model_accuracy
+        own = integrator_settings(meta)
+        self.accuracy = accuracy if accuracy is not None else own.accuracy
         # fixed_step: None the model's, 0 error-controlled steps whatever the model says
-        self.fixed_step = fixed_step_setting(meta) if fixed_step is None else (fixed_step or None)
-        self.manager = self._make_manager(integrator or method, self.accuracy, min_step)
+        self.fixed_step = own.fixed_step if fixed_step is None else (fixed_step or None)
+        self.manager = self._make_manager(integrator or own.method, self.accuracy, min_step)
         if self.fixed_step is not None:
             self.manager.setIntegratorFixedStepSize(self.fixed_step)
         self.state = None

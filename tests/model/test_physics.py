@@ -39,7 +39,7 @@ def test_presets_use_exponential_contact_and_the_rigid_tendon_rule(built_models)
         np.testing.assert_allclose(
             [float(v) for v in loc.text.split()], np.array(c.location) - [0, c.radius, 0]
         )
-    assert integrator_settings(meta) == ("semi_explicit_euler2", 0.01)
+    assert integrator_settings(meta) == ("semi_explicit_euler2", 0.01, None)
 
 
 def test_every_neck_and_tail_muscle_of_a_chain_gets_the_same_tendon(built_models):
@@ -59,7 +59,7 @@ def test_models_without_physics_keep_their_settings():
     path = REPO / "models/optimized/HumanLegs-walk-1.3/earlier/smooth-contact/optimized.meta.json"
     meta = load_meta(path)
     assert meta.physics is None and "physics" not in meta.to_dict()
-    assert integrator_settings(meta) == ("semi_explicit_euler2", 1e-3)
+    assert integrator_settings(meta) == ("semi_explicit_euler2", 1e-3, None)
 
 
 def test_a_creature_overrides_physics(models_copy, tmp_path):
@@ -93,6 +93,7 @@ def test_a_creature_sets_a_fixed_integrator_step(models_copy, tmp_path):
         method="semi_explicit_euler2", accuracy=0.01, fixed_step=0.0005
     )
     assert meta.to_dict()["physics"]["integrator"]["fixed_step"] == 0.0005
+    assert integrator_settings(meta).fixed_step == 0.0005
     assert Simulator(out).engine.fixed_step == 0.0005
     assert Simulator(out, fixed_step=0).engine.fixed_step is None  # error-controlled for one run
 
@@ -151,3 +152,13 @@ def test_a_creature_stands_on_the_exponential_contact(built_models):
         assert eng.advance(k * 0.005)
     raw = eng.read()
     assert raw.contact_force[:, 1].sum() == pytest.approx(weight, rel=0.35)
+
+
+@pytest.mark.parametrize("step", [0, 1e-7, 0.01, True, "0.0005"])
+def test_a_hand_edited_fixed_step_in_a_meta_file_is_refused(step):
+    """The meta file's fixed step is checked with the template's range (FIXED_STEP_RANGE)."""
+    raw = {"method": "semi_explicit_euler2", "accuracy": 0.01, "fixed_step": step}
+    message = r"physics.integrator.fixed_step: expected a step in \[1e-05, 0.005\] s"
+    with pytest.raises(ValueError, match=message):
+        IntegratorPhysics.from_dict(raw)
+    assert IntegratorPhysics.from_dict({**raw, "fixed_step": 1e-5}).fixed_step == 1e-5

@@ -190,6 +190,7 @@ def test_out_holding_the_model(built_models, old_run, capfd, no_simulation, one_
         ("--accuracy", "0.5"),
         ("--fixed-step", "-0.001"),
         ("--fixed-step", "0.01"),
+        ("--fixed-step", "1e-7"),
         ("--fixed-step", "nan"),
     ],
 )
