@@ -158,23 +158,47 @@ def test_optimize_converts_a_warm_start_and_says_so(working_range_model, tmp_pat
     assert "properties.hip_flexor_medial.standing_fiber_length 1.3" in log
 
 
+WORKING_RANGE = {"muscle_properties": "working_range"}
+FIXED_STEP = {"integrator": {"fixed_step": 0.0005}}
+
+
 @pytest.mark.parametrize(
-    "preset, working_range",
+    "preset, variant, physics",
     [
-        ("models/creatures/human.yaml", "models/creatures/human_working_range.yaml"),
-        ("models/creatures/ostrich.yaml", "config/experiments/creatures/ostrich_working_range.yaml"),
-        ("models/creatures/long_neck.yaml", "config/experiments/creatures/long_neck_working_range.yaml"),
+        ("models/creatures/human.yaml", "models/creatures/human_working_range.yaml", WORKING_RANGE),
+        (
+            "models/creatures/ostrich.yaml",
+            "config/experiments/creatures/ostrich_working_range.yaml",
+            WORKING_RANGE,
+        ),
+        (
+            "models/creatures/long_neck.yaml",
+            "config/experiments/creatures/long_neck_working_range.yaml",
+            WORKING_RANGE,
+        ),
+        ("models/creatures/human.yaml", "config/experiments/creatures/human_fixed_step.yaml", FIXED_STEP),
+        ("models/creatures/ostrich.yaml", "config/experiments/creatures/ostrich_fixed_step.yaml", FIXED_STEP),
+        (
+            "models/creatures/long_legs.yaml",
+            "config/experiments/creatures/long_legs_fixed_step.yaml",
+            FIXED_STEP,
+        ),
+        (
+            "models/creatures/long_neck.yaml",
+            "config/experiments/creatures/long_neck_working_range_fixed_step.yaml",
+            {**WORKING_RANGE, **FIXED_STEP},
+        ),
     ],
 )
-def test_a_working_range_creature_is_its_preset_but_for_its_physics(preset, working_range):
-    """A creature file cannot include another: the working-range copies repeat their preset's
-    root and parts, and must follow it."""
+def test_a_creature_variant_is_its_preset_but_for_its_physics(preset, variant, physics):
+    """A creature file cannot include another: the variants repeat their preset's root and parts,
+    and must follow it."""
     import yaml
 
     theirs = yaml.safe_load((REPO / preset).read_text())
-    ours = yaml.safe_load((REPO / working_range).read_text())
+    ours = yaml.safe_load((REPO / variant).read_text())
     assert (ours["root"], ours["parts"]) == (theirs["root"], theirs["parts"])
-    assert ours["physics"] == {"muscle_properties": "working_range"}
+    assert ours["physics"] == physics
 
 
 @pytest.mark.parametrize("length", [-0.8, -0.1, 0.5, 1.0, 1.55])
