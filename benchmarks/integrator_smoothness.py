@@ -25,7 +25,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from musclewalk.constants import FIXED_STEP_RANGE  # noqa: E402
 from musclewalk.optimize.space import ParameterSpace  # noqa: E402  (pins numpy's CPU dispatch)
+from musclewalk.sim.engine import is_fixed_step_override  # noqa: E402
 from musclewalk.sim.runner import Simulator  # noqa: E402
 from musclewalk.sim.scenario import Scenario  # noqa: E402
 
@@ -85,11 +87,15 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=2)
     a = ap.parse_args(argv)
     for step in a.steps:
-        if step != "adaptive":
-            try:
-                float(step)
-            except ValueError:
-                ap.error(f"--steps: {step!r} is neither 'adaptive' nor a step in seconds")
+        if step == "adaptive":
+            continue
+        try:
+            value = float(step)
+        except ValueError:
+            value = None
+        if value is None or value == 0 or not is_fixed_step_override(value):
+            lo, hi = FIXED_STEP_RANGE
+            ap.error(f"--steps: {step!r} is neither 'adaptive' nor a fixed step in [{lo:g}, {hi:g}] s")
     for run in a.runs:
         require_run_folder(ap, run)
     for run in a.runs:

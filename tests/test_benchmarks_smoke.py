@@ -34,6 +34,19 @@ def test_simulation_speed_smoke(capfd):
     assert "WARNING" not in out
 
 
+@pytest.mark.parametrize("step", ["0", "0.01", "-1", "1e-7", "fast"])
+def test_integrator_smoothness_refuses_a_step_outside_the_fixed_step_range(step, capsys):
+    """--steps takes 'adaptive' or a fixed step within FIXED_STEP_RANGE (0 would run
+    error-controlled under a fixed-step label), refused before anything is simulated."""
+    bench = _load("integrator_smoothness")
+    run = str(REPO / "models/optimized/HumanLegs-walk-1.3")
+    with pytest.raises(SystemExit) as exc:
+        bench.main([run, "--steps", "adaptive", step])
+    assert exc.value.code == 2
+    message = f"--steps: {step!r} is neither 'adaptive' nor a fixed step in [1e-05, 0.005] s"
+    assert message in capsys.readouterr().err
+
+
 def test_optimization_throughput_smoke(capfd):
     bench = _load("optimization_throughput")
     bench.main(
