@@ -27,7 +27,6 @@ sys.path.insert(0, str(REPO))
 
 from musclewalk.constants import FIXED_STEP_RANGE  # noqa: E402
 from musclewalk.optimize.space import ParameterSpace  # noqa: E402  (pins numpy's CPU dispatch)
-from musclewalk.sim.engine import is_fixed_step_override  # noqa: E402
 from musclewalk.sim.runner import Simulator  # noqa: E402
 from musclewalk.sim.scenario import Scenario  # noqa: E402
 
@@ -89,12 +88,12 @@ def main(argv=None) -> int:
     for step in a.steps:
         if step == "adaptive":
             continue
+        lo, hi = FIXED_STEP_RANGE
         try:
-            value = float(step)
+            in_range = lo <= float(step) <= hi
         except ValueError:
-            value = None
-        if value is None or value == 0 or not is_fixed_step_override(value):
-            lo, hi = FIXED_STEP_RANGE
+            in_range = False
+        if not in_range:
             ap.error(f"--steps: {step!r} is neither 'adaptive' nor a fixed step in [{lo:g}, {hi:g}] s")
     for run in a.runs:
         require_run_folder(ap, run)
