@@ -307,6 +307,7 @@ _EXPERIMENT_SETS = (
     "sigma",
     "trials",
     "trial_jitter",
+    "elitist",
     "init",
     "generations",
     "objective",
@@ -351,6 +352,7 @@ def _given_settings(args) -> dict:
         "sigma": args.sigma,
         "trials": args.trials,
         "trial_jitter": args.trial_jitter,
+        "elitist": args.elitist or None,
         "init": args.init,
         "extra_generations": args.extra_generations,
         "stagnation": args.stagnation,
@@ -863,6 +865,13 @@ def _add_optimize_command(sub) -> None:
         "--trial-jitter",
         type=float,
         help=f"the further trials' move, a fraction of each range (default {default.trial_jitter:g})",
+    )
+    s.add_argument(
+        "--elitist",
+        action="store_true",
+        default=None,  # not given: a resumed run keeps its own
+        help="CMA-ES recombines the best candidate so far into every generation that found none "
+        "better (pycma's CMA_elitist; for a warm start whose neighbours mostly fail)",
     )
     s.add_argument(
         "--objective",

@@ -143,6 +143,9 @@ class Settings:
     command: str = ""
     trials: int = 1  # simulations per candidate, its objective their mean (module doc); 1: one
     trial_jitter: float = 1e-6  # the further trials' move: +- this fraction of each range
+    elitist: bool = False  # CMA-ES recombines the best candidate so far into every generation
+    # that found none better (pycma's CMA_elitist): the mean stays by a lone outlier of a
+    # knife-edge landscape instead of drifting away with the generations' fallers
 
     def backstop(self) -> float:
         if self.wall_backstop is not None:
@@ -187,6 +190,8 @@ class Settings:
         number("stagnation", self.stagnation, integer=True)
         number("trials", self.trials, integer=True)
         number("trial_jitter", self.trial_jitter, strict=False, high=0.1)
+        if not isinstance(self.elitist, bool):
+            raise OptimizationError(f"elitist: expected true or false, got {self.elitist!r}")
         number("cpu_limit", self.cpu_limit)
         # below the CPU limit of one evaluation, the backstop would decide results on a busy machine
         number("wall_backstop", self.backstop(), low=self.cpu_limit * self.duration, strict=False)
@@ -239,6 +244,7 @@ RESULT_SETTINGS = (
     "parameters",
     "trials",
     "trial_jitter",
+    "elitist",
 )
 
 
@@ -544,6 +550,7 @@ class Optimization:
                 "tolfunhist": 0,
                 "tolx": 1e-12,
                 "maxiter": 10**9,
+                "CMA_elitist": s.elitist,
             }
             es = cma.CMAEvolutionStrategy(np.clip(x0, self.space.lower_x, self.space.upper_x), s.sigma, opts)
             if s.init:
@@ -1177,7 +1184,8 @@ class Optimization:
             f"objective: {s.objective} " + json.dumps(self.objective.as_dict()["terms"]),
             f"task: {s.task}: {self.scenario_task.summary()}",
             f"seed: {s.seed}, population: {s.popsize}, sigma0: {s.sigma}, "
-            f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}",
+            f"evaluator: {s.evaluator}, workers: {s.workers or os.cpu_count()}"
+            + (", elitist (the best so far recombined into every generation)" if s.elitist else ""),
             *self._trial_lines(),
             f"warm start: {s.init or 'none (template defaults)'}",
             *(f"warm start: {note}" for note in st.warm_start_notes),

@@ -39,6 +39,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
                                        # objective: the candidate, then copies moved by
         trial_jitter: 1.0e-6           # +- this fraction of each range, each under perturbations
                                        # of its own (driver.Settings.trials; default 1, 1e-6)
+        elitist: true                  # CMA-ES recombines the best so far into every generation
+                                       # that found none better (pycma CMA_elitist; default false)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
         aid_level: 0.35                # optional: the stage's task with its balance aid (assist:
@@ -122,6 +124,7 @@ STAGE_KEYS = {
     "stop_when_met": "terms",  # objective term names (driver.Settings.stop_when_met)
     "trials": int,  # simulations per candidate (driver.Settings.trials)
     "trial_jitter": "fraction",  # the further trials' move, a fraction of each range
+    "elitist": "switch",  # the best so far recombined into every generation (driver.Settings.elitist)
 }
 STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "aid_level", "objective", "parameters")
 AID_STEP_KEYS = ("task", "levels", "seed", "objective")  # aid_steps' own keys (and stage values)
@@ -259,6 +262,7 @@ class Stage:
     stop_when_met: tuple = ()  # objective term names (driver.Settings.stop_when_met)
     trials: int = 1  # simulations per candidate, its objective their mean (driver.Settings.trials)
     trial_jitter: float = 1e-6  # the further trials' move (driver.Settings.trial_jitter)
+    elitist: bool = False  # the best so far recombined into every generation (driver.Settings.elitist)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
     aid_level: float | None = None  # the stage's task with its aid scaled (Task.at_aid_level)
@@ -631,6 +635,8 @@ class Experiment:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             elif kind == "fraction":
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 0.1
+            elif kind == "switch":
+                ok = isinstance(value, bool)
             else:
                 ok = (
                     isinstance(value, (int, float))
@@ -644,10 +650,11 @@ class Experiment:
                     "terms": "a list of objective term names (e.g. [speed])",
                     int: "an integer >= 1",
                     "fraction": "a fraction of the range in [0, 0.1]",
+                    "switch": "true or false",
                     float: "a number > 0",
                 }
                 raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")
-            if kind == "walking":
+            if kind in ("walking", "switch"):
                 out[name] = value
             elif kind == "terms":
                 out[name] = tuple(value)

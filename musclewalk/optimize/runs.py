@@ -203,6 +203,7 @@ def stage_settings(
         stop_when_met=stage.stop_when_met,
         trials=stage.trials,
         trial_jitter=stage.trial_jitter,
+        elitist=stage.elitist,
         objective=exp.objective if stage.objective is None else stage.objective,
         task=exp.task if stage.task is None else stage.task,
         task_definition=_aid_task_definition(stage),
@@ -239,6 +240,7 @@ STAGE_RESULT_SETTINGS = (
     "stop_when_met",
     "trials",
     "trial_jitter",
+    "elitist",
 )
 
 
