@@ -203,9 +203,22 @@ class Settings:
         if not isinstance(self.task, str) or not self.task:
             raise OptimizationError(f"task: expected a task name or a .yaml file, got {self.task!r}")
         try:
-            self.scenario_task().check_run(self.speed, self.duration)
+            task = self.scenario_task()
+            task.check_run(self.speed, self.duration)
         except TaskError as exc:
             raise OptimizationError(str(exc)) from None
+        # the best so far keeps its objective from its own generation: comparable with later
+        # generations' only when every generation scores a candidate the same way
+        if self.elitist and (task.randomized or self.trials > 1):
+            why = (
+                f"task {self.task} draws new perturbations"
+                if task.randomized
+                else "trials draw new directions"
+            )
+            raise OptimizationError(
+                f"elitist: {why} each generation, so the best so far's objective is not comparable "
+                "with a later generation's; use a task without random perturbations and trials: 1"
+            )
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got {self.evaluator!r}")
         try:

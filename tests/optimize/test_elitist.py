@@ -84,6 +84,19 @@ def test_a_bad_elitist_setting_is_refused(small_settings, tmp_path):
     assert not (tmp_path / "r" / CHECKPOINT).exists()
 
 
+@pytest.mark.parametrize(
+    "noisy, why",
+    [
+        ({"task": "gentlepush"}, "task gentlepush draws new perturbations"),
+        ({"trials": 3}, "trials draw new directions"),
+    ],
+)
+def test_elitism_under_a_noisy_objective_is_refused(small_settings, tmp_path, noisy, why):
+    with pytest.raises(OptimizationError, match=f"elitist: {why} each generation"):
+        Optimization(small_settings(elitist=True, **noisy), tmp_path / "r", progress=False)
+    assert not (tmp_path / "r" / CHECKPOINT).exists()
+
+
 def experiment(tmp_path, stage):
     data = {"creature": "HumanLegs", "speed": 1.3, "stages": [{"name": "only", **stage}]}
     path = tmp_path / "exp.yaml"
