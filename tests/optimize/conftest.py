@@ -32,3 +32,18 @@ def optimize_cli():
     from cli_run import run_cli
 
     return lambda *args: run_cli("optimize", *args)
+
+
+@pytest.fixture(scope="session")
+def one_stage_experiment():
+    """Factory of an experiment file for HumanLegs at 1.3 m/s with one stage ("only") of the given
+    keys, written to ``folder/exp.yaml``; returns its path."""
+    import yaml
+
+    def write(folder, stage):
+        data = {"creature": "HumanLegs", "speed": 1.3, "stages": [{"name": "only", **stage}]}
+        path = folder / "exp.yaml"
+        path.write_text(yaml.safe_dump(data))
+        return path
+
+    return write

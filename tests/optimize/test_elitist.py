@@ -4,7 +4,6 @@ candidate walks and its neighbours fall the search stays by it instead of drifti
 
 import numpy as np
 import pytest
-import yaml
 
 from musclewalk.optimize.driver import CHECKPOINT, Optimization, OptimizationError, load_checkpoint
 from musclewalk.optimize.evaluate import EvaluationResult
@@ -97,20 +96,14 @@ def test_elitism_under_a_noisy_objective_is_refused(small_settings, tmp_path, no
     assert not (tmp_path / "r" / CHECKPOINT).exists()
 
 
-def experiment(tmp_path, stage):
-    data = {"creature": "HumanLegs", "speed": 1.3, "stages": [{"name": "only", **stage}]}
-    path = tmp_path / "exp.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def test_an_experiment_stage_sets_elitism(tmp_path):
-    assert stage_settings(Experiment.load(experiment(tmp_path, {"elitist": True})), 0).elitist is True
-    assert stage_settings(Experiment.load(experiment(tmp_path, {})), 0).elitist is False
+def test_an_experiment_stage_sets_elitism(tmp_path, one_stage_experiment):
+    elitist = Experiment.load(one_stage_experiment(tmp_path, {"elitist": True}))
+    assert stage_settings(elitist, 0).elitist is True
+    assert stage_settings(Experiment.load(one_stage_experiment(tmp_path, {})), 0).elitist is False
     with pytest.raises(
         ExperimentError, match=r"exp\.yaml: stages\[0\]\.elitist: expected true or false, got 1"
     ):
-        Experiment.load(experiment(tmp_path, {"elitist": 1}))
+        Experiment.load(one_stage_experiment(tmp_path, {"elitist": 1}))
 
 
 def test_a_committed_checkpoint_resumes_without_elitism():

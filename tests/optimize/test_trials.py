@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 
 from musclewalk.optimize.driver import CHECKPOINT, Optimization, OptimizationError, load_checkpoint
 from musclewalk.optimize.evaluate import FAILURE_SCORE, EvaluationResult, combine_trials
@@ -254,18 +253,11 @@ def test_a_committed_checkpoint_resumes_with_one_trial():
 
 
 # ------------------------------------------------------------------------- experiment files
-def experiment(tmp_path, stage):
-    data = {"creature": "HumanLegs", "speed": 1.3, "stages": [{"name": "only", **stage}]}
-    path = tmp_path / "exp.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
-
-
-def test_an_experiment_stage_sets_its_trials(tmp_path):
-    exp = Experiment.load(experiment(tmp_path, {"trials": 3, "trial_jitter": 1e-9}))
+def test_an_experiment_stage_sets_its_trials(tmp_path, one_stage_experiment):
+    exp = Experiment.load(one_stage_experiment(tmp_path, {"trials": 3, "trial_jitter": 1e-9}))
     settings = stage_settings(exp, 0)
     assert settings.trials == 3 and settings.trial_jitter == 1e-9
-    plain = stage_settings(Experiment.load(experiment(tmp_path, {})), 0)
+    plain = stage_settings(Experiment.load(one_stage_experiment(tmp_path, {})), 0)
     assert plain.trials == 1 and plain.trial_jitter == 1e-6
 
 
@@ -277,15 +269,15 @@ def test_an_experiment_stage_sets_its_trials(tmp_path):
         ({"trial_jitter": "small"}, r"stages\[0\]\.trial_jitter: expected a fraction"),
     ],
 )
-def test_a_bad_trial_value_names_the_file_and_key(tmp_path, stage, message):
+def test_a_bad_trial_value_names_the_file_and_key(tmp_path, stage, message, one_stage_experiment):
     with pytest.raises(ExperimentError, match=r"exp\.yaml: " + message):
-        Experiment.load(experiment(tmp_path, stage))
+        Experiment.load(one_stage_experiment(tmp_path, stage))
 
 
-def test_the_cli_leaves_trials_to_an_experiment_file(tmp_path, capsys):
+def test_the_cli_leaves_trials_to_an_experiment_file(tmp_path, capsys, one_stage_experiment):
     from musclewalk.cli import main
 
-    path = experiment(tmp_path, {"generations": 1})
+    path = one_stage_experiment(tmp_path, {"generations": 1})
     assert main(["optimize", str(path), "--out", str(tmp_path / "o"), "--trials", "2"]) != 0
     assert "--trials: an experiment file sets it" in capsys.readouterr().err
 
