@@ -4,12 +4,16 @@ the walker then walks (the paper's termination rules, straight and flat, the run
 
     python3.11 analysis/parameter_sensitivity.py RUN_DIR [--epsilon 1e-9 1e-6 1e-3] [--seeds 5]
                                                  [--duration 10] [--fixed-step S] [--out FILE.md]
+                                                 [--group NAME ...]
 
 A walker whose survival drops at epsilon 1e-9 is chaotic at the scale of rounding: no optimizer
 step, continuation or other machine (see the README's "The same bits on every machine") keeps its
 gait, and the search around it sees mostly falls. Seed k draws the signs; epsilon 0 is the walker
 as committed. --fixed-step simulates on a fixed integrator step of S seconds instead of the
-model's own physics (0: error-controlled steps; README "Smooth in the parameters").
+model's own physics (0: error-controlled steps; README "Smooth in the parameters"). --group moves
+only the parameters of those groups of the space (Table 1: state_transition, target_features,
+feedback, constant_excitation, initial_state, passive_control), one table per group, to tell which
+part of a walker is the knife-edge a search at a given sigma falls off.
 """
 
 from __future__ import annotations
@@ -42,12 +46,40 @@ def perturbed(values: dict, bounds: dict, epsilon: float, seed: int) -> dict:
     return out
 
 
-def survival(run: Path, epsilons, seeds: int, duration: float, fixed_step: float | None = None) -> dict:
+def moved_bounds(space: ParameterSpace, values: dict, group: str | None = None) -> dict:
+    """The (lower, upper) bounds of the values a probe moves: every one, or those of one group."""
+    return {
+        e.name: (e.lower, e.upper)
+        for e in space.entries
+        if e.name in values and (group is None or e.group == group)
+    }
+
+
+def check_groups(ap, run: Path, groups) -> None:
+    """One error naming the groups that have no controller or initial-state value in ``run``."""
+    best = json.loads((run / "best.json").read_text())["parameters"]
+    values = {**best["controller"], **best["initial_state"]}
+    space = ParameterSpace.of_creature(str(run / "optimized.osim"))
+    known = sorted({e.group for e in space.entries if e.name in values})
+    empty = [g for g in groups if not moved_bounds(space, values, g)]
+    if empty:
+        ap.error(
+            f"--group {' '.join(empty)}: no value of {run / 'best.json'} in it (groups: {', '.join(known)})"
+        )
+
+
+def survival(
+    run: Path,
+    epsilons,
+    seeds: int,
+    duration: float,
+    fixed_step: float | None = None,
+    group: str | None = None,
+) -> dict:
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
     values = {**params["controller"], **params["initial_state"]}
-    space = ParameterSpace.of_creature(str(run / "optimized.osim"))
-    bounds = {e.name: (e.lower, e.upper) for e in space.entries if e.name in values}
+    bounds = moved_bounds(ParameterSpace.of_creature(str(run / "optimized.osim")), values, group)
     sim = Simulator(run / "optimized.osim", fixed_step=fixed_step)
     scenario = Scenario(speed=best["speed"], duration=duration)
     table = {}
@@ -61,7 +93,9 @@ def survival(run: Path, epsilons, seeds: int, duration: float, fixed_step: float
     return table
 
 
-def markdown(run: Path, table: dict, duration: float, fixed_step: float | None = None) -> str:
+def markdown(
+    run: Path, table: dict, duration: float, fixed_step: float | None = None, group: str | None = None
+) -> str:
     steps = (
         ""
         if fixed_step is None
@@ -69,8 +103,9 @@ def markdown(run: Path, table: dict, duration: float, fixed_step: float | None =
         if fixed_step
         else ", on error-controlled steps"
     )
+    moved = "controller and initial state" if group is None else f"the {group} parameters"
     lines = [
-        f"{run}: controller and initial state moved by ±epsilon × each range (random signs per seed), "
+        f"{run}: {moved} moved by ±epsilon × each range (random signs per seed), "
         f"{duration:g} s straight at the run's speed{steps}",
         "",
         "| epsilon | walks the full time | time walked per seed, s |",
@@ -92,15 +127,24 @@ def main(argv=None) -> int:
         "--fixed-step", type=float, metavar="S", help="fixed integrator step, s (default: the model's)"
     )
     ap.add_argument("--out", type=Path, help="also write the table to this Markdown file")
+    ap.add_argument(
+        "--group", nargs="+", metavar="NAME", help="move only these parameter groups, one table each"
+    )
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.duration <= 0 or any(e < 0 for e in args.epsilon):
         ap.error("--seeds >= 1, --duration > 0 and --epsilon >= 0")
     if args.fixed_step is not None and not is_fixed_step_override(args.fixed_step):
         ap.error(f"--fixed-step: {FIXED_STEP_OVERRIDE}")
     require_run_folder(ap, args.run)
-    table = survival(args.run, args.epsilon, args.seeds, args.duration, args.fixed_step)
-    text = markdown(args.run, table, args.duration, args.fixed_step)
-    emit(text, args.out)
+    if args.group:
+        check_groups(ap, args.run, args.group)
+    texts = []
+    for group in args.group or [None]:
+        if group is not None:
+            print(f"group {group}", flush=True)
+        table = survival(args.run, args.epsilon, args.seeds, args.duration, args.fixed_step, group)
+        texts.append(markdown(args.run, table, args.duration, args.fixed_step, group))
+    emit("\n".join(texts), args.out)
     return 0
 
 

@@ -298,6 +298,32 @@ def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival
     assert "on a fixed 0.5 ms step" in fixed.read_text().splitlines()[0]
     r = run_script("parameter_sensitivity.py", run, "--fixed-step", 0.01)
     assert r.returncode == 2 and "--fixed-step" in r.stderr
+    grouped = tmp_path / "grouped.md"
+    args = ["--epsilon", 1e-3, "--seeds", 1, "--duration", 0.1, "--group", "initial_state", "feedback"]
+    r = run_script("parameter_sensitivity.py", run, *args, "--out", grouped)
+    assert r.returncode == 0, r.stderr[-2000:]
+    heads = [line for line in grouped.read_text().splitlines() if line.startswith(str(run))]
+    assert len(heads) == 2 and "the initial_state parameters" in heads[0] and "feedback" in heads[1]
+    r = run_script("parameter_sensitivity.py", run, "--group", "passive_control", "--out", tmp_path / "x.md")
+    assert r.returncode == 2 and "passive_control" in r.stderr and not (tmp_path / "x.md").exists()
+
+
+def test_parameter_sensitivity_moves_only_the_named_group():
+    """--group: the bounds a probe moves are exactly that group's controller or state values."""
+    import json
+
+    sys.path.insert(0, str(REPO / "analysis"))
+    from parameter_sensitivity import moved_bounds
+
+    from musclewalk.optimize.space import ParameterSpace
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    params = json.loads((run / "best.json").read_text())["parameters"]
+    values = {**params["controller"], **params["initial_state"]}
+    space = ParameterSpace.of_creature(str(run / "optimized.osim"))
+    state = moved_bounds(space, values, "initial_state")
+    assert state and set(state) == set(params["initial_state"])
+    assert set(moved_bounds(space, values)) >= set(state) | set(moved_bounds(space, values, "feedback"))
 
 
 def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
