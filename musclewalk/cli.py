@@ -307,6 +307,8 @@ _EXPERIMENT_SETS = (
     "sigma",
     "trials",
     "trial_jitter",
+    "trial_groups",
+    "trial_directions",
     "elitist",
     "init",
     "generations",
@@ -352,6 +354,8 @@ def _given_settings(args) -> dict:
         "sigma": args.sigma,
         "trials": args.trials,
         "trial_jitter": args.trial_jitter,
+        "trial_groups": None if args.trial_groups is None else tuple(args.trial_groups),
+        "trial_directions": args.trial_directions,
         "elitist": args.elitist or None,
         "init": args.init,
         "extra_generations": args.extra_generations,
@@ -807,6 +811,7 @@ def _add_simulate_command(sub) -> None:
 
 def _add_optimize_command(sub) -> None:
     from .optimize.driver import Settings
+    from .optimize.task import TRIAL_DIRECTIONS
 
     default = Settings(model="", speed=1.0)  # the help shows the optimizer's own defaults
     s = sub.add_parser("optimize", help="CMA-ES over control, routing, muscles, initial state")
@@ -865,6 +870,19 @@ def _add_optimize_command(sub) -> None:
         "--trial-jitter",
         type=float,
         help=f"the further trials' move, a fraction of each range (default {default.trial_jitter:g})",
+    )
+    s.add_argument(
+        "--trial-groups",
+        nargs="+",
+        metavar="GROUP",
+        help="the parameter groups the further trials move, e.g. initial_state (default: all)",
+    )
+    s.add_argument(
+        "--trial-directions",
+        choices=TRIAL_DIRECTIONS,
+        help="the further trials' directions: drawn anew each generation, or once for the run "
+        "(fixed: a deterministic objective, which --elitist needs; default "
+        f"{default.trial_directions})",
     )
     s.add_argument(
         "--elitist",

@@ -33,7 +33,10 @@ under the generation's perturbations, then copies of it moved by +-trial_jitter 
 generation) under perturbations of their own (task.generation_seed(seed, generation, trial)), and
 CMA-ES ranks the mean objective (evaluate.combine_trials). best.json and log.txt say so; the
 candidate's own simulation is re-simulated from best.json, its trials' objectives and times are
-listed there.
+listed there. Settings.trial_groups narrows the move to some parameter groups (e.g. the initial
+state alone: a candidate then has to walk from several starts, which a lone transient of a
+chaotic gait does not), and trial_directions "fixed" draws the directions once for the whole run:
+the objective is then deterministic, as elitism needs (a task without random perturbations).
 """
 
 from __future__ import annotations
@@ -67,6 +70,9 @@ from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask
 from .evaluators import make_evaluator
 from .space import OverrideError, ParameterSpace, parse_overrides
 from .task import (
+    TRIAL_DIRECTIONS,
+    TRIALS_FIXED,
+    TRIALS_PER_GENERATION,
     WALKING_UNPERTURBED,
     Task,
     TaskError,
@@ -143,6 +149,8 @@ class Settings:
     command: str = ""
     trials: int = 1  # simulations per candidate, its objective their mean (module doc); 1: one
     trial_jitter: float = 1e-6  # the further trials' move: +- this fraction of each range
+    trial_groups: tuple = ()  # the parameter groups (Table 1) the further trials move; (): all
+    trial_directions: str = TRIALS_PER_GENERATION  # or TRIALS_FIXED: one draw for the whole run
     elitist: bool = False  # CMA-ES recombines the best candidate so far into every generation
     # that found none better (pycma's CMA_elitist): the mean stays by a lone outlier of a
     # knife-edge landscape instead of drifting away with the generations' fallers
@@ -190,6 +198,14 @@ class Settings:
         number("stagnation", self.stagnation, integer=True)
         number("trials", self.trials, integer=True)
         number("trial_jitter", self.trial_jitter, strict=False, high=0.1)
+        groups = self.trial_groups
+        if not isinstance(groups, (tuple, list)) or not all(isinstance(g, str) and g for g in groups):
+            raise OptimizationError(f"trial_groups: expected a list of parameter group names, got {groups!r}")
+        self.trial_groups = tuple(groups)
+        if self.trial_directions not in TRIAL_DIRECTIONS:
+            raise OptimizationError(
+                f"trial_directions: expected {' or '.join(TRIAL_DIRECTIONS)}, got {self.trial_directions!r}"
+            )
         if not isinstance(self.elitist, bool):
             raise OptimizationError(f"elitist: expected true or false, got {self.elitist!r}")
         number("cpu_limit", self.cpu_limit)
@@ -209,7 +225,8 @@ class Settings:
             raise OptimizationError(str(exc)) from None
         # the best so far keeps its objective from its own generation: comparable with later
         # generations' only when every generation scores a candidate the same way
-        if self.elitist and (task.randomized or self.trials > 1):
+        noisy_trials = self.trials > 1 and self.trial_directions != TRIALS_FIXED
+        if self.elitist and (task.randomized or noisy_trials):
             why = (
                 f"task {self.task} draws new perturbations"
                 if task.randomized
@@ -217,7 +234,8 @@ class Settings:
             )
             raise OptimizationError(
                 f"elitist: {why} each generation, so the best so far's objective is not comparable "
-                "with a later generation's; use a task without random perturbations and trials: 1"
+                "with a later generation's; use a task without random perturbations, and trials: 1 "
+                f"or trial_directions: {TRIALS_FIXED}"
             )
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got {self.evaluator!r}")
@@ -257,6 +275,8 @@ RESULT_SETTINGS = (
     "parameters",
     "trials",
     "trial_jitter",
+    "trial_groups",
+    "trial_directions",
     "elitist",
 )
 
@@ -550,6 +570,7 @@ class Optimization:
             source = ckpt if resume else s.parameters_source or f"{s.model}"
             raise OptimizationError(f"{source}: {exc}") from None
         s.parameters = self.space.overrides  # stored as resolved: float values
+        self._trial_mask = self._trial_groups_mask()
         self._check_model()
         if not resume:
             warm = self._warm_start(Path(s.init)) if s.init else WarmStart(np.zeros(len(self.space)), {}, [])
@@ -585,6 +606,19 @@ class Optimization:
             objective=self.objective,
             task=self.scenario_task,
         )
+
+    def _trial_groups_mask(self) -> np.ndarray:
+        """1 for each CMA-ES coordinate the further trials move (Settings.trial_groups), else 0;
+        OptimizationError naming a group without an optimized parameter."""
+        groups = self.settings.trial_groups
+        present = sorted({e.group for e in self.space.optimized})
+        missing = [g for g in groups if g not in present]
+        if missing:
+            raise OptimizationError(
+                f"trial_groups: {', '.join(missing)}: no optimized parameter of {self.settings.model} "
+                f"in it (its groups: {', '.join(present)})"
+            )
+        return np.array([1.0 if not groups or e.group in groups else 0.0 for e in self.space.optimized])
 
     @staticmethod
     def _objective(s: Settings) -> Objective:
@@ -901,14 +935,16 @@ class Optimization:
 
     def _further_trials(self, evaluator, X, results: list) -> list:
         """Each candidate's result combined with its further trials' (module doc): trial k moves
-        every candidate by +-trial_jitter of each range in this generation's directions k and
-        simulates it under the perturbations of seed (generation, k)."""
+        every candidate by +-trial_jitter of each range of its trial groups in this generation's
+        directions k (the run's, with fixed directions) and simulates it under the perturbations
+        of seed (generation, k)."""
         s, generation = self.settings, self.state.generation + 1
+        directions = 0 if s.trial_directions == TRIALS_FIXED else generation  # generations are 1-based
         trials = [[r] for r in results]
         for k in range(1, s.trials):
             seed = self.perturbation_seed(generation, k)
             task = self._task_under(seed)
-            signs = trial_signs(s.seed, generation, k, len(self.space))
+            signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
             moved = [self._values(self.space.moved(x, signs, s.trial_jitter)) for x in X]
             for own, result in zip(trials, evaluator.map(task, moved)):
                 own.append(result)
@@ -1111,6 +1147,8 @@ class Optimization:
             best["trials"] = {
                 "count": s.trials,
                 "jitter": s.trial_jitter,
+                "groups": list(s.trial_groups) or "all",
+                "directions": s.trial_directions,
                 "objectives": st.best_result.trial_scores,
                 "simulated_times": st.best_result.trial_times,
             }
@@ -1134,10 +1172,12 @@ class Optimization:
         if s.trials == 1:
             return []
         own = "its own perturbations" if self.scenario_task.randomized else "the same scenario"
+        which = f" of the {', '.join(s.trial_groups)} parameters" if s.trial_groups else ""
+        drawn = "once for the run" if s.trial_directions == TRIALS_FIXED else "per generation"
         return [
             f"trials: {s.trials} simulations per candidate, its objective their mean: the candidate, "
-            f"then {s.trials - 1} copies moved by +-{s.trial_jitter:g} of each range (directions "
-            f"drawn per generation, the same for every candidate), each under {own}; the best's "
+            f"then {s.trials - 1} copies moved by +-{s.trial_jitter:g} of each range{which} "
+            f"(directions drawn {drawn}, the same for every candidate), each under {own}; the best's "
             "trials in best.json"
         ]
 

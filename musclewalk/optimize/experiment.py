@@ -39,6 +39,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
                                        # objective: the candidate, then copies moved by
         trial_jitter: 1.0e-6           # +- this fraction of each range, each under perturbations
                                        # of its own (driver.Settings.trials; default 1, 1e-6)
+        trial_groups: [initial_state]  # the groups the further trials move (default: all)
+        trial_directions: fixed        # one draw of directions for the run (default per_generation)
         elitist: true                  # CMA-ES recombines the best so far into every generation
                                        # that found none better (pycma CMA_elitist; default false)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
@@ -111,7 +113,15 @@ from pathlib import Path
 from ..io_checks import read_yaml
 from ..measures.objective import Objective, ObjectiveError
 from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
-from .task import DEFAULT_TASK, WALKING_UNPERTURBED, Task, TaskError, valid_stop_when_walking
+from .task import (
+    DEFAULT_TASK,
+    TRIAL_DIRECTIONS,
+    TRIALS_PER_GENERATION,
+    WALKING_UNPERTURBED,
+    Task,
+    TaskError,
+    valid_stop_when_walking,
+)
 
 STAGE_KEYS = {
     "speed": float,
@@ -124,6 +134,8 @@ STAGE_KEYS = {
     "stop_when_met": "terms",  # objective term names (driver.Settings.stop_when_met)
     "trials": int,  # simulations per candidate (driver.Settings.trials)
     "trial_jitter": "fraction",  # the further trials' move, a fraction of each range
+    "trial_groups": "groups",  # the parameter groups the further trials move (default: all)
+    "trial_directions": "directions",  # per_generation or fixed (driver.Settings.trial_directions)
     "elitist": "switch",  # the best so far recombined into every generation (driver.Settings.elitist)
 }
 STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "aid_level", "objective", "parameters")
@@ -262,6 +274,8 @@ class Stage:
     stop_when_met: tuple = ()  # objective term names (driver.Settings.stop_when_met)
     trials: int = 1  # simulations per candidate, its objective their mean (driver.Settings.trials)
     trial_jitter: float = 1e-6  # the further trials' move (driver.Settings.trial_jitter)
+    trial_groups: tuple = ()  # the groups the further trials move (driver.Settings.trial_groups)
+    trial_directions: str = TRIALS_PER_GENERATION  # (driver.Settings.trial_directions)
     elitist: bool = False  # the best so far recombined into every generation (driver.Settings.elitist)
     scale_passive: dict = field(default_factory=dict)
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
@@ -629,8 +643,10 @@ class Experiment:
                 )
             if kind == "walking":
                 ok = valid_stop_when_walking(value)
-            elif kind == "terms":  # [] clears a stop rule the defaults set
+            elif kind in ("terms", "groups"):  # [] clears a stop rule the defaults set
                 ok = isinstance(value, list) and all(isinstance(n, str) and n for n in value)
+            elif kind == "directions":
+                ok = value in TRIAL_DIRECTIONS
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             elif kind == "fraction":
@@ -648,15 +664,17 @@ class Experiment:
                 wanted = {
                     "walking": f"true, false or {WALKING_UNPERTURBED}",
                     "terms": "a list of objective term names (e.g. [speed])",
+                    "groups": "a list of parameter group names (e.g. [initial_state])",
+                    "directions": " or ".join(TRIAL_DIRECTIONS),
                     int: "an integer >= 1",
                     "fraction": "a fraction of the range in [0, 0.1]",
                     "switch": "true or false",
                     float: "a number > 0",
                 }
                 raise err(f"{key}.{name}", f"expected {wanted[kind]}, got {value!r}")
-            if kind in ("walking", "switch"):
+            if kind in ("walking", "switch", "directions"):
                 out[name] = value
-            elif kind == "terms":
+            elif kind in ("terms", "groups"):
                 out[name] = tuple(value)
             else:
                 out[name] = float(value) if kind == "fraction" else kind(value)

@@ -203,6 +203,8 @@ def stage_settings(
         stop_when_met=stage.stop_when_met,
         trials=stage.trials,
         trial_jitter=stage.trial_jitter,
+        trial_groups=stage.trial_groups,
+        trial_directions=stage.trial_directions,
         elitist=stage.elitist,
         objective=exp.objective if stage.objective is None else stage.objective,
         task=exp.task if stage.task is None else stage.task,
@@ -240,6 +242,8 @@ STAGE_RESULT_SETTINGS = (
     "stop_when_met",
     "trials",
     "trial_jitter",
+    "trial_groups",
+    "trial_directions",
     "elitist",
 )
 

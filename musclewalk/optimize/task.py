@@ -104,12 +104,18 @@ def generation_seed(run_seed: int, generation: int, trial: int = 0) -> int:
     return int(np.random.SeedSequence(int(run_seed), spawn_key=key).generate_state(1)[0])
 
 
+TRIALS_PER_GENERATION = "per_generation"  # trial directions drawn anew each generation
+TRIALS_FIXED = "fixed"  # drawn once for the run: a deterministic objective
+TRIAL_DIRECTIONS = (TRIALS_PER_GENERATION, TRIALS_FIXED)
+
+
 def trial_signs(run_seed: int, generation: int, trial: int, size: int) -> np.ndarray:
     """The directions (+-1 per CMA-ES coordinate) in which trial ``trial`` (>= 1) of
     ``generation`` moves every candidate (driver.Settings.trial_jitter): the same for all
     candidates of a generation (common random numbers), drawn anew each generation, from the
     checkpointed seed and the generation count only (spawn key (generation, trial, 0), distinct
-    from the perturbation seeds')."""
+    from the perturbation seeds'). Generation 0 is the run's fixed draw (trial_directions
+    "fixed")."""
     seq = np.random.SeedSequence(int(run_seed), spawn_key=(int(generation), int(trial), 0))
     return np.where(np.random.default_rng(seq).random(size) < 0.5, -1.0, 1.0)
 
