@@ -12,7 +12,7 @@ gait, and the search around it sees mostly falls. Seed k draws the signs; epsilo
 as committed. --fixed-step simulates on a fixed integrator step of S seconds instead of the
 model's own physics (0: error-controlled steps; README "Smooth in the parameters"). --group moves
 only the parameters of those groups of the space (Table 1: state_transition, target_features,
-feedback, constant_excitation, initial_state, passive_control), one table per group, to tell which
+feedback, constant_excitation, initial_state), one table per group, to tell which
 part of a walker is the knife-edge a search at a given sigma falls off.
 """
 

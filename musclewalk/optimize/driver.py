@@ -68,7 +68,7 @@ from ..sim.bridge import control_model_from_meta
 from ..sim.parameters import ParameterError, read_parameter_sections
 from .evaluate import CPU_PER_SIMULATED_SECOND, EvaluationResult, EvaluationTask, combine_trials
 from .evaluators import make_evaluator
-from .space import OverrideError, ParameterSpace, parse_overrides
+from .space import PARAMETER_GROUPS, OverrideError, ParameterSpace, parse_overrides
 from .task import (
     TRIAL_DIRECTIONS,
     TRIALS_FIXED,
@@ -202,6 +202,11 @@ class Settings:
         if not isinstance(groups, (tuple, list)) or not all(isinstance(g, str) and g for g in groups):
             raise OptimizationError(f"trial_groups: expected a list of parameter group names, got {groups!r}")
         self.trial_groups = tuple(groups)
+        unknown = [g for g in self.trial_groups if g not in PARAMETER_GROUPS]
+        if unknown:
+            raise OptimizationError(
+                f"trial_groups: unknown group {', '.join(unknown)} (groups: {', '.join(PARAMETER_GROUPS)})"
+            )
         if self.trial_directions not in TRIAL_DIRECTIONS:
             raise OptimizationError(
                 f"trial_directions: expected {' or '.join(TRIAL_DIRECTIONS)}, got {self.trial_directions!r}"
@@ -611,7 +616,7 @@ class Optimization:
         """1 for each CMA-ES coordinate the further trials move (Settings.trial_groups), else 0;
         OptimizationError naming a group without an optimized parameter."""
         groups = self.settings.trial_groups
-        present = sorted({e.group for e in self.space.optimized})
+        present = sorted(self.space.group_counts())
         missing = [g for g in groups if g not in present]
         if missing:
             raise OptimizationError(
@@ -945,10 +950,20 @@ class Optimization:
             seed = self.perturbation_seed(generation, k)
             task = self._task_under(seed)
             signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
-            moved = [self._values(self.space.moved(x, signs, s.trial_jitter)) for x in X]
+            moved = [self._trial_values(x, signs) for x in X]
             for own, result in zip(trials, evaluator.map(task, moved)):
                 own.append(result)
         return [combine_trials(own) for own in trials]
+
+    def _trial_values(self, x, signs) -> dict[str, float]:
+        """Candidate ``x`` moved along ``signs`` for a further trial: its own values (the warm
+        start's, for its candidate) with the moved coordinates' values decoded from the move."""
+        values = self._values(x)
+        decoded = self.space.values(self.space.moved(x, signs, self.settings.trial_jitter))
+        for spec, sign in zip(self.space.optimized, signs):
+            if sign != 0.0:
+                values[spec.name] = decoded[spec.name]
+        return values
 
     def _tell(self, X, results: list[dict]) -> list[float]:
         """CMA-ES ranks by the objective alone; the generation is counted."""
@@ -1147,7 +1162,7 @@ class Optimization:
             best["trials"] = {
                 "count": s.trials,
                 "jitter": s.trial_jitter,
-                "groups": list(s.trial_groups) or "all",
+                "groups": list(s.trial_groups),  # []: every group
                 "directions": s.trial_directions,
                 "objectives": st.best_result.trial_scores,
                 "simulated_times": st.best_result.trial_times,

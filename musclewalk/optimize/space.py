@@ -52,6 +52,7 @@ from typing import Mapping
 
 import numpy as np
 
+from ..control.params import GROUPS as CONTROL_GROUPS
 from ..control.params import ParamSpec, controller_parameter_specs
 from ..model.metadata import ModelMeta
 from ..model.vectors import KINDS, ModelVectors
@@ -63,6 +64,8 @@ GROUP_OF_MODEL_KIND = {
     "properties": "muscle_physiology",
     "passive": "passive_control",
 }
+# every parameter group of a space (Table 1), in its order
+PARAMETER_GROUPS = (*CONTROL_GROUPS, "initial_state", *GROUP_OF_MODEL_KIND.values())
 OVERRIDE_FIELDS = ("lower", "upper", "fixed", "hold", "free", "start")
 
 

@@ -4,14 +4,17 @@ fixed directions a candidate is scored by walking from several starts, a determi
 that elitism may keep."""
 
 import json
+from pathlib import Path
 
 import pytest
 from test_trials import run_recorded
 
-from musclewalk.optimize.driver import CHECKPOINT, Optimization, OptimizationError
+from musclewalk.optimize.driver import Optimization, OptimizationError
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import stage_settings
 from musclewalk.optimize.task import trial_signs
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def moved_names(own, moved):
@@ -42,8 +45,28 @@ def test_trials_move_only_their_groups_in_the_same_directions_every_generation(
                         assert m[name] - o[name] == pytest.approx(signs[name] * 1e-3 * ranges[name], rel=1e-6)
     best = json.loads((tmp_path / "run" / "best.json").read_text())
     assert best["trials"]["groups"] == ["initial_state"] and best["trials"]["directions"] == "fixed"
+    # resumed with the same groups and directions it goes on
+    run_recorded(small_settings, tmp_path / "run", monkeypatch, calls, 3, resume=True, trials=3,
+                 trial_jitter=1e-3, trial_groups=("initial_state",), trial_directions="fixed")  # fmt: skip
+    assert len(calls) == 9
     log = (tmp_path / "run" / "log.txt").read_text()
     assert "of each range of the initial_state parameters (directions drawn once for the run" in log
+
+
+def test_a_warm_start_s_further_trials_keep_its_other_values_exactly(small_settings, tmp_path, monkeypatch):
+    """The warm start's candidate runs with the file's values; its moved copies change the trial
+    groups' values only, every other value the file's to the bit."""
+    calls = []
+    warm = REPO / "models/optimized/HumanLegs-walk-1.3/best.json"
+    run_recorded(small_settings, tmp_path / "run", monkeypatch, calls, 1, trials=2, trial_jitter=1e-3,
+                 trial_groups=("initial_state",), trial_directions="fixed", init=str(warm))  # fmt: skip
+    params = json.loads(warm.read_text())["parameters"]
+    own = {**params["controller"], **params["initial_state"]}
+    first = [i for i, v in enumerate(calls[0][1]) if all(v[k] == x for k, x in own.items())]
+    assert first, "the warm start's candidate runs with the file's values"
+    moved = calls[1][1][first[0]]
+    changed = {k for k, x in own.items() if moved[k] != x}
+    assert changed and changed <= set(params["initial_state"])
 
 
 def test_per_generation_directions_with_groups_change_each_generation(small_settings, tmp_path, monkeypatch):
@@ -75,15 +98,29 @@ def test_elitism_with_fixed_trials_is_allowed_and_resumes_exactly(small_settings
         ({"trials": 2, "elitist": True}, "elitist: trials draw new directions each generation"),
         ({"trial_directions": "sometimes"}, "trial_directions: expected per_generation or fixed"),
         ({"trial_groups": "initial_state"}, "trial_groups: expected a list of parameter group names"),
-        ({"trials": 2, "trial_groups": ("neck",)}, "trial_groups: neck: no optimized parameter of"),
+        ({"trials": 2, "trial_groups": ("neck",)}, "trial_groups: unknown group neck"),
+        # a group the run holds entirely (here: the initial state fixed at its defaults)
+        (
+            {"trials": 2, "trial_groups": ("initial_state",), "parameters": {"init.*": {"hold": True}}},
+            "trial_groups: initial_state: no optimized parameter of",
+        ),
+        # fixed directions do not make a task's random perturbations deterministic
+        (
+            {"trials": 2, "trial_directions": "fixed", "elitist": True, "task": "push"},
+            "elitist: task push draws new perturbations each generation",
+        ),
     ],
 )
-def test_bad_trial_group_settings_are_refused_before_any_checkpoint(
-    small_settings, tmp_path, values, message
-):
+def test_bad_trial_group_settings_are_refused(small_settings, tmp_path, values, message):
     with pytest.raises(OptimizationError, match=message):
         Optimization(small_settings(**values), tmp_path / "r", progress=False)
-    assert not (tmp_path / "r" / CHECKPOINT).exists()
+
+
+def test_a_bad_trial_group_on_the_command_line_is_refused_before_the_model_is_built(tmp_path, optimize_cli):
+    out = tmp_path / "o"
+    r = optimize_cli("HumanLegs", "--speed", "1.3", "--trials", "2", "--trial-groups", "neck", "--out", out)
+    assert r.returncode != 0 and "trial_groups: unknown group neck" in r.stderr
+    assert not out.exists()
 
 
 def test_an_experiment_stage_sets_trial_groups_and_directions(tmp_path, one_stage_experiment):
