@@ -201,7 +201,7 @@ class Settings:
         groups = self.trial_groups
         if not isinstance(groups, (tuple, list)) or not all(isinstance(g, str) and g for g in groups):
             raise OptimizationError(f"trial_groups: expected a list of parameter group names, got {groups!r}")
-        self.trial_groups = tuple(groups)
+        self.trial_groups = tuple(sorted(set(groups)))  # a set: the order given does not change the run
         unknown = [g for g in self.trial_groups if g not in PARAMETER_GROUPS]
         if unknown:
             raise OptimizationError(

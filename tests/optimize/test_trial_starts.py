@@ -53,6 +53,21 @@ def test_trials_move_only_their_groups_in_the_same_directions_every_generation(
     assert "of each range of the initial_state parameters (directions drawn once for the run" in log
 
 
+def test_the_order_of_the_trial_groups_does_not_change_the_run(small_settings, tmp_path, monkeypatch):
+    """The groups are a set: a resume that names them in another order (or twice) goes on."""
+    calls = []
+    opt = run_recorded(small_settings, tmp_path / "run", monkeypatch, calls, 1, trials=2, trial_jitter=1e-3,
+                       trial_groups=("target_features", "initial_state"),
+                       trial_directions="fixed")  # fmt: skip
+    assert opt.settings.trial_groups == ("initial_state", "target_features")
+    run_recorded(small_settings, tmp_path / "run", monkeypatch, calls, 2, resume=True, trials=2,
+                 trial_jitter=1e-3, trial_groups=("initial_state", "target_features", "initial_state"),
+                 trial_directions="fixed")  # fmt: skip
+    assert len(calls) == 4
+    best = json.loads((tmp_path / "run" / "best.json").read_text())
+    assert best["trials"]["groups"] == ["initial_state", "target_features"]
+
+
 def test_a_warm_start_s_further_trials_keep_its_other_values_exactly(small_settings, tmp_path, monkeypatch):
     """The warm start's candidate runs with the file's values; its moved copies change the trial
     groups' values only, every other value the file's to the bit."""
