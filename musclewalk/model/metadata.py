@@ -221,10 +221,15 @@ class ContactPhysics(_Record):
     static_friction: float
     kinetic_friction: float
     ground_clearance: float  # m: lowest contact point's height at the start
+    exponential_shape: Optional[tuple] = _optional()  # (d0 m, d1 N, d2 1/m); None (absent):
+    # OpenSim's defaults, so that every model built without it keeps its file byte for byte
 
     @classmethod
     def from_dict(cls, d, where: str = "physics.contact") -> "ContactPhysics":
-        return cls(**_keys(d, cls, where))
+        kw = _keys(d, cls, where)
+        if kw.get("exponential_shape") is not None:
+            kw["exponential_shape"] = tuple(float(v) for v in kw["exponential_shape"])
+        return cls(**kw)
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ CONTACT = {
 }
 SMOOTH_CONTACT_PREFIX = "contact_"  # + sphere name: SmoothSphereHalfSpaceForce
 EXPONENTIAL_CONTACT_PREFIX = "ecf_"  # + sphere name: ExponentialContactForce
+OPENSIM_EXPONENTIAL_SHAPE = "0.0065905 0.5336 1150"  # d0 m, d1 N, d2 1/m: OpenSim's defaults
 ROOT_COORDINATES = [  # body-fixed yaw, pitch, roll then translations (no gimbal lock in yaw)
     ("root_yaw", "rotation1", (0, 1, 0)),
     ("root_pitch", "rotation2", (0, 0, 1)),
@@ -371,7 +372,8 @@ def _exponential_contact(forces, c, contact: dict) -> None:
     plane y = 0 (its contact plane's z axis is the ground's y axis)."""
     f = _sub(forces, "ExponentialContactForce", name=f"{EXPONENTIAL_CONTACT_PREFIX}{c.name}")
     _sub(f, "contact_plane_transform", fmt((-math.pi / 2, 0, 0, 0, 0, 0)))
-    _sub(f, "exponential_shape_parameters", "0.0065905 0.5336 1150")  # OpenSim's defaults
+    shape = contact.get("exponential_shape")
+    _sub(f, "exponential_shape_parameters", OPENSIM_EXPONENTIAL_SHAPE if shape is None else fmt(shape))
     _sub(f, "normal_viscosity", "0.5")
     _sub(f, "max_normal_force", "100000")
     _sub(f, "friction_elasticity", fmt(contact["friction_elasticity"]))

@@ -68,6 +68,21 @@ def _increasing_pair_in(low: float, high: float):
     return check
 
 
+def _exponential_shape(value):
+    """[d0 m, d1 N, d2 1/m] of an ExponentialContactForce's elastic normal force, d1 exp(-d2 (y - d0))."""
+    ok = (
+        isinstance(value, (list, tuple))
+        and len(value) == 3
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+        and 0.0 < value[0] <= 0.05
+        and 0.0 < value[1] <= 1e3
+        and 50.0 <= value[2] <= 1e4
+    )
+    return (
+        None if ok else "expected [d0, d1, d2] with 0 < d0 <= 0.05 m, 0 < d1 <= 1000 N, 50 <= d2 <= 10000 1/m"
+    )
+
+
 def _one_of(*choices):
     return lambda value: None if value in choices else f"expected one of {', '.join(choices)}"
 
@@ -81,6 +96,7 @@ PHYSICS_SCHEMA = {
         "static_friction": _number_in(0.0, 5.0),
         "kinetic_friction": _number_in(0.0, 5.0),
         "ground_clearance": _number_in(0.0, 0.02),
+        "exponential_shape": _absent_or(_exponential_shape),  # absent: OpenSim's defaults
     },
     "rigid_tendon_below_slack_ratio": _number_in(0.0, 100.0),
     "integrator": {
@@ -394,6 +410,12 @@ class _Expander:
                 problem = schema(merged[key])
                 if problem:
                     raise CreatureError(where, f"physics.{key}", f"{problem}, got {merged[key]!r}")
+        contact = merged["contact"]
+        if contact.get("exponential_shape") is not None and contact["model"] != "exponential":
+            where = path if "contact" not in own else self.path
+            raise CreatureError(
+                where, "physics.contact.exponential_shape", "only with contact model exponential"
+            )
         return merged
 
     def _top_level_number(self, key, default):

@@ -26,6 +26,9 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
     stages:                            # optional: without it one stage with the defaults
       - name: stiff_spine              # its folder: DIR/stages/<name> (the last stage: DIR)
         scale_passive: {spine_flexion: 1.5}   # passive gain bounds x factor in the stage's model
+        creature: creatures/soft.yaml  # optional: the stage's model built from this creature
+                                       # (a physics variant of the file's, e.g. softer foot
+                                       # contact: a physics continuation; the same parameters)
         duration: 6
         speed: 1.6                     # optional: the stage's target speed (a target-speed
                                        # continuation; the last stage runs at the file's speed)
@@ -138,7 +141,7 @@ STAGE_KEYS = {
     "trial_directions": "directions",  # per_generation or fixed (driver.Settings.trial_directions)
     "elitist": "switch",  # the best so far recombined into every generation (driver.Settings.elitist)
 }
-STAGE_ONLY_KEYS = ("name", "scale_passive", "task", "aid_level", "objective", "parameters")
+STAGE_ONLY_KEYS = ("name", "creature", "scale_passive", "task", "aid_level", "objective", "parameters")
 AID_STEP_KEYS = ("task", "levels", "seed", "objective")  # aid_steps' own keys (and stage values)
 TOP_KEYS = {
     "description",
@@ -231,7 +234,11 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
         merged["stages"] = [
             {
                 **stage,
-                **{k: _absolute(stage[k], base_path.parent, k) for k in ("task", "objective") if k in stage},
+                **{
+                    k: _absolute(stage[k], base_path.parent, k)
+                    for k in ("creature", "task", "objective")
+                    if k in stage
+                },
             }
             if isinstance(stage, dict)
             else stage
@@ -278,6 +285,8 @@ class Stage:
     trial_directions: str = TRIALS_PER_GENERATION  # (driver.Settings.trial_directions)
     elitist: bool = False  # the best so far recombined into every generation (driver.Settings.elitist)
     scale_passive: dict = field(default_factory=dict)
+    creature: str | None = None  # the stage's creature, as Experiment.creature (None: the
+    # experiment's): a variant of its physics with the same parameters
     task: str | None = None  # the stage's task, as Experiment.task (None: the experiment's)
     aid_level: float | None = None  # the stage's task with its aid scaled (Task.at_aid_level)
     objective: str | None = None  # the stage's objective, as Experiment.objective (None: the
@@ -336,13 +345,7 @@ class Experiment:
         unknown = sorted(set(data) - TOP_KEYS)
         if unknown:
             raise err(unknown[0], f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
-        creature = data.get("creature")
-        if not isinstance(creature, str) or not creature:
-            raise err("creature", "expected a creature preset name or a creature .yaml file")
-        if creature.endswith((".yaml", ".yml")):  # relative to the experiment file
-            creature = str((path.parent / creature).resolve())
-            if not Path(creature).is_file():
-                raise err("creature", f"{creature}: file not found")
+        creature = cls._creature(data.get("creature"), path, lambda m: err("creature", m))
         task_name, task = cls._task(data, path, err)
         # checked in the order of the file format (the first bad key is the one reported)
         speed = cls._speed(data, task, err)
@@ -367,6 +370,7 @@ class Experiment:
         aid_stages = cls._aid_steps(data.get("aid_steps"), path, err)
         stages = cls._stages([*aid_stages, *raw_stages], defaults, path, err, first=-len(aid_stages))
         stages = cls._stage_spaces(stages, parameters, creature, err, len(aid_stages))
+        cls._check_stage_creatures(stages, creature, err, len(aid_stages))
         cls._check_stop_terms(stages, objective, err, len(aid_stages))
         last = f"stages[{len(raw_stages) - 1}]"
         if stages[-1].speed not in (None, speed):
@@ -559,6 +563,9 @@ class Experiment:
                 raise err(f"{key}.scale_passive", "expected passive gain name -> factor > 0")
             own = {k: v for k, v in raw.items() if k not in STAGE_ONLY_KEYS}
             values = {**defaults, **cls._stage_values(own, key, err, STAGE_ONLY_KEYS)}
+            creature = None
+            if "creature" in raw:
+                creature = cls._creature(raw["creature"], path, lambda m, key=key: err(f"{key}.creature", m))
             task = None
             if "task" in raw:
                 task, loaded = cls._task(raw, path, lambda k, m, key=key: err(f"{key}.{k}", m))
@@ -582,6 +589,7 @@ class Experiment:
                 Stage(
                     name=name,
                     scale_passive={str(k): float(v) for k, v in scale.items()},
+                    creature=creature,
                     task=task,
                     aid_level=aid_level,
                     objective=objective,
@@ -590,6 +598,47 @@ class Experiment:
                 )
             )
         return tuple(stages)
+
+    @staticmethod
+    def _check_stage_creatures(stages: tuple, creature: str, err, generated: int) -> None:
+        """A stage's own creature has the file's creature's parameters (names and bounds): the
+        stages warm-start each other by name, and the search space was checked against the
+        file's."""
+        own = {stage.creature for stage in stages if stage.creature not in (None, creature)}
+        if not own:
+            return
+
+        def names(c):
+            try:
+                return {(e.name, e.lower, e.upper) for e in ParameterSpace.of_creature(c).entries}
+            except (ValueError, OSError) as exc:
+                return exc
+
+        base = names(creature)
+        for i, stage in enumerate(stages):
+            if stage.creature in own:
+                got = names(stage.creature)
+                if isinstance(got, Exception):
+                    raise err(f"{stage_key(i, generated)}.creature", str(got))
+                if got != base:
+                    diff = sorted(n for n, *_ in got ^ base)
+                    raise err(
+                        f"{stage_key(i, generated)}.creature",
+                        f"its parameters differ from the experiment's creature's ({', '.join(diff[:3])}"
+                        + (", ..." if len(diff) > 3 else "")
+                        + "): a stage's creature may change the physics only",
+                    )
+
+    @staticmethod
+    def _creature(creature, path: Path, err) -> str:
+        """A preset name, or a creature .yaml file relative to the experiment file (absolute)."""
+        if not isinstance(creature, str) or not creature:
+            raise err("expected a creature preset name or a creature .yaml file")
+        if creature.endswith((".yaml", ".yml")):
+            creature = str((path.parent / creature).resolve())
+            if not Path(creature).is_file():
+                raise err(f"{creature}: file not found")
+        return creature
 
     @staticmethod
     def _overrides(raw, key: str, err) -> dict:

@@ -212,7 +212,7 @@ def stage_settings(
         parameters=dict(stage.parameters),
         parameters_source=str(exp.path) if stage.parameters else "",
         init=init,
-        init_other_creature=exp.init_from_other_creature and index == 0,
+        init_other_creature=exp.init_from_other_creature if index == 0 else _creature_changes(exp, index),
         command=command,
         **options,
     )
@@ -252,6 +252,13 @@ def stage_result_settings(exp: Experiment, index: int) -> dict:
     """The STAGE_RESULT_SETTINGS of stage ``index`` of ``exp`` as its file says them now."""
     settings = stage_settings(exp, index)
     return {name: getattr(settings, name) for name in STAGE_RESULT_SETTINGS}
+
+
+def _creature_changes(exp: Experiment, index: int) -> bool:
+    """Whether stage ``index`` runs another creature than the stage before (a physics variant with
+    the same parameters, Experiment._check_stage_creatures): its warm start carries over."""
+    before, stage = exp.stages[index - 1], exp.stages[index]
+    return (stage.creature or exp.creature) != (before.creature or exp.creature)
 
 
 def _experiment_options(exp: Experiment, options: Mapping[str, object] | None) -> dict:
@@ -302,7 +309,7 @@ def run_experiment(
             own = stage_result_settings(exp, i)
             try:
                 opt = resume_run(
-                    exp.creature,
+                    stage.creature or exp.creature,
                     stage_out,
                     generations=stage.generations,
                     requested={**options, **own, "parameters": _stage_space_to_resume(exp, i, stage_out)},
@@ -323,7 +330,11 @@ def run_experiment(
                 command=f"musclewalk optimize {exp.path} --out {out} (stage {stage.name})",
             )
             opt = start_run(
-                exp.creature, stage_out, settings, scale_passive=stage.scale_passive, progress=progress
+                stage.creature or exp.creature,
+                stage_out,
+                settings,
+                scale_passive=stage.scale_passive,
+                progress=progress,
             )
         state = complete_run(opt, report)
         init = str(stage_out / "best.json")

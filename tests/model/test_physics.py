@@ -98,9 +98,41 @@ def test_a_creature_sets_a_fixed_integrator_step(models_copy, tmp_path):
     assert Simulator(out, fixed_step=0).engine.fixed_step is None  # error-controlled for one run
 
 
+def test_a_creature_softens_its_contact(models_copy, tmp_path, built_models):
+    """physics.contact.exponential_shape sets every contact point's (d0, d1, d2), kept in the
+    metadata; absent from every model built without it, whose files keep OpenSim's defaults."""
+    path = models_copy / "creatures" / "human_legs.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["physics"] = {"contact": {"exponential_shape": [0.0161352, 0.5336, 400]}}
+    path.write_text(yaml.safe_dump(data))
+    out = tmp_path / "legs.osim"
+    build_creature("HumanLegs", None, out)
+    shapes = etree.parse(str(out)).xpath("//ExponentialContactForce/exponential_shape_parameters")
+    assert len(shapes) == 8 and {s.text for s in shapes} == {"0.0161352 0.5336 400.0"}
+    assert load_meta(out).physics.contact.exponential_shape == (0.0161352, 0.5336, 400.0)
+    default = etree.parse(str(built_models["HumanLegs"]))
+    assert {s.text for s in default.xpath("//exponential_shape_parameters")} == {"0.0065905 0.5336 1150"}
+    assert "exponential_shape" not in load_meta(built_models["HumanLegs"]).to_dict()["physics"]["contact"]
+
+
 @pytest.mark.parametrize(
     "physics, key, message",
     [
+        (
+            {"contact": {"exponential_shape": [0.0066, 0.53]}},
+            "physics.contact.exponential_shape",
+            "expected [d0, d1, d2] with 0 < d0 <= 0.05 m",
+        ),
+        (
+            {"contact": {"exponential_shape": [0.0066, 0.53, 20]}},
+            "physics.contact.exponential_shape",
+            "50 <= d2 <= 10000 1/m",
+        ),
+        (
+            {"contact": {"model": "smooth_sphere", "exponential_shape": [0.0066, 0.53, 1150]}},
+            "physics.contact.exponential_shape",
+            "only with contact model exponential",
+        ),
         (
             {"contact": {"model": "rubber"}},
             "physics.contact.model",

@@ -262,6 +262,47 @@ def test_a_stage_may_run_its_own_task_and_the_last_runs_the_files(tmp_path):
     assert_stage_own_file_refused(tmp_path, "task", "lightpush")
 
 
+def soft_legs(tmp_path, name="legs_soft.yaml"):
+    """HumanLegs with softer foot contact: a creature variant of its physics only."""
+    data = yaml.safe_load((REPO / "models/creatures/human_legs.yaml").read_text())
+    data["name"] = "HumanLegsSoft"
+    data["physics"] = {"contact": {"exponential_shape": [0.0073541, 0.5336, 1000]}}
+    return write(tmp_path / name, data)
+
+
+def test_a_stage_may_run_its_own_creature_a_physics_variant(tmp_path, optimize_cli):
+    """A physics continuation as data: a stage's creature (a variant with the same parameters)
+    builds its model; the stage after it, on another creature, carries the warm start over."""
+    soft_legs(tmp_path)
+    path = tiny(
+        tmp_path, stages=[{"name": "soft", "creature": "legs_soft.yaml", "seed": 3}, {"name": "final"}]
+    )
+    exp = Experiment.load(path)
+    assert (
+        exp.stages[0].creature == str((tmp_path / "legs_soft.yaml").resolve())
+        and exp.stages[1].creature is None
+    )
+    assert [stage_settings(exp, i).init_other_creature for i in range(2)] == [False, True]
+    out = tmp_path / "out"
+    r = optimize_cli(path, "--out", out, "--workers", "1", "--quiet")
+    assert r.returncode == 0, r.stderr
+    soft = load_meta(out / "stages" / "soft" / "model" / "HumanLegsSoft.meta.json")
+    assert soft.physics.contact.exponential_shape == (0.0073541, 0.5336, 1000.0)
+    assert load_meta(out / "optimized.meta.json").physics.contact.exponential_shape is None
+    assert f"warm start: {out / 'stages' / 'soft' / 'best.json'}" in (out / "log.txt").read_text()
+
+
+def test_a_stage_creature_with_other_parameters_is_refused(tmp_path):
+    path = tiny(tmp_path, stages=[{"name": "other", "creature": "Human"}, {"name": "final"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].creature: its parameters differ"):
+        Experiment.load(path)
+    missing = tiny(tmp_path, stages=[{"name": "a", "creature": "creatures/none.yaml"}, {"name": "b"}])
+    with pytest.raises(
+        ExperimentError, match=r"tiny.yaml: stages\[0\].creature: .*none.yaml: file not found"
+    ):
+        Experiment.load(missing)
+
+
 def assert_stage_own_file_refused(tmp_path, key, name):
     """A stage's own ``key`` (task or objective) ``name`` is refused on the last stage, which runs
     the file's; a missing file there is refused naming the stage's key."""
@@ -307,7 +348,7 @@ def test_defaults_name_only_their_own_keys_when_one_is_unknown(tmp_path):
     message = str(caught.value)
     assert "defaults.name: unknown key (known: speed," in message and "scale_passive" not in message
     path = tiny(tmp_path, stages=[{"name": "a", "tempo": 1}])
-    known = r"known: name, scale_passive, task, aid_level, objective, parameters, speed"
+    known = r"known: name, creature, scale_passive, task, aid_level, objective, parameters, speed"
     with pytest.raises(ExperimentError, match=known):
         Experiment.load(path)
 
