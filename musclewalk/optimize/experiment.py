@@ -28,7 +28,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         scale_passive: {spine_flexion: 1.5}   # passive gain bounds x factor in the stage's model
         creature: creatures/soft.yaml  # optional: the stage's model built from this creature
                                        # (a physics variant of the file's, e.g. softer foot
-                                       # contact: a physics continuation; the same parameters)
+                                       # contact: a physics continuation; the same parameters;
+                                       # the last stage runs the file's creature)
         duration: 6
         speed: 1.6                     # optional: the stage's target speed (a target-speed
                                        # continuation; the last stage runs at the file's speed)
@@ -377,6 +378,12 @@ class Experiment:
             raise err(
                 f"{last}.speed",
                 f"the last stage runs at the experiment's speed ({speed:g} m/s), not {stages[-1].speed:g}",
+            )
+        if stages[-1].creature not in (None, creature):
+            raise err(
+                f"{last}.creature",
+                f"the last stage runs the experiment's creature ({data['creature']}), which names the run, "
+                f"not {stages[-1].creature}",
             )
         if stages[-1].objective not in (None, objective):
             raise err(

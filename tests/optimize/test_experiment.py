@@ -296,6 +296,10 @@ def test_a_stage_creature_with_other_parameters_is_refused(tmp_path):
     path = tiny(tmp_path, stages=[{"name": "other", "creature": "Human"}, {"name": "final"}])
     with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].creature: its parameters differ"):
         Experiment.load(path)
+    soft_legs(tmp_path)
+    last = tiny(tmp_path, stages=[{"name": "a"}, {"name": "b", "creature": "legs_soft.yaml"}])
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[1\].creature: the last stage runs"):
+        Experiment.load(last)
     missing = tiny(tmp_path, stages=[{"name": "a", "creature": "creatures/none.yaml"}, {"name": "b"}])
     with pytest.raises(
         ExperimentError, match=r"tiny.yaml: stages\[0\].creature: .*none.yaml: file not found"
