@@ -227,8 +227,20 @@ class ContactPhysics(_Record):
     @classmethod
     def from_dict(cls, d, where: str = "physics.contact") -> "ContactPhysics":
         kw = _keys(d, cls, where)
-        if kw.get("exponential_shape") is not None:
-            kw["exponential_shape"] = tuple(float(v) for v in kw["exponential_shape"])
+        shape = kw.get("exponential_shape")
+        if shape is not None:
+            if not (
+                isinstance(shape, (list, tuple))
+                and len(shape) == 3
+                and all(
+                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+                    for v in shape
+                )
+            ):
+                raise ValueError(
+                    f"{where}.exponential_shape: expected [d0, d1, d2], three numbers, got {shape!r}"
+                )
+            kw["exponential_shape"] = tuple(shape)
         return cls(**kw)
 
 

@@ -286,6 +286,14 @@ RESULT_SETTINGS = (
 )
 
 
+def _same_setting(name: str, given, saved) -> bool:
+    """Whether a resume's ``given`` value is the checkpoint's: the trial groups as a set (the
+    order they are named in does not change the run; older checkpoints kept the order given)."""
+    if name == "trial_groups" and isinstance(given, (tuple, list)) and isinstance(saved, (tuple, list)):
+        return set(given) == set(saved)
+    return given == saved
+
+
 class WarmStart(NamedTuple):
     """An ``--init`` file as the run starts from it: the CMA-ES vector, the file's own values of
     the optimized parameters (the warm-start candidate is simulated with these, not with its
@@ -542,7 +550,11 @@ class Optimization:
                         f"{json.dumps(saved.parameters)}, not {json.dumps(value, default=str)}; restore the "
                         "experiment file's parameters or start a new run"
                     )
-                if name in RESULT_SETTINGS and name != "model" and value != getattr(saved, name):
+                if (
+                    name in RESULT_SETTINGS
+                    and name != "model"
+                    and not _same_setting(name, value, getattr(saved, name))
+                ):
                     raise ChangedSettingError(ckpt, name, getattr(saved, name), value)
             saved.generations = max(saved.generations, settings.generations)
             for name in ("workers", "evaluator", "scheduler", "wall_backstop"):

@@ -608,33 +608,39 @@ class Experiment:
 
     @staticmethod
     def _check_stage_creatures(stages: tuple, creature: str, err, generated: int) -> None:
-        """A stage's own creature has the file's creature's parameters (names and bounds): the
-        stages warm-start each other by name, and the search space was checked against the
-        file's."""
+        """A stage's own creature is the file's creature but for its physics (the same bodies,
+        muscles, contacts and parameters with their bounds): the stages warm-start each other by
+        name, and the search space was checked against the file's."""
         own = {stage.creature for stage in stages if stage.creature not in (None, creature)}
         if not own:
             return
+        from ..model.meta import build_meta
+        from ..model.template import load_creature
 
-        def names(c):
-            try:
-                return {(e.name, e.lower, e.upper) for e in ParameterSpace.of_creature(c).entries}
-            except (ValueError, OSError) as exc:
-                return exc
+        def body(c) -> dict:
+            """The model's metadata but for what names it and its physics."""
+            meta = build_meta(load_creature(c)).to_dict()
+            return {k: v for k, v in meta.items() if k not in ("creature", "source", "physics")}
 
-        base = names(creature)
+        try:
+            base = body(creature)
+        except (ValueError, OSError) as exc:
+            raise err("creature", f"cannot check the stages' creatures against it: {exc}") from None
         for i, stage in enumerate(stages):
-            if stage.creature in own:
-                got = names(stage.creature)
-                if isinstance(got, Exception):
-                    raise err(f"{stage_key(i, generated)}.creature", str(got))
-                if got != base:
-                    diff = sorted(n for n, *_ in got ^ base)
-                    raise err(
-                        f"{stage_key(i, generated)}.creature",
-                        f"its parameters differ from the experiment's creature's ({', '.join(diff[:3])}"
-                        + (", ..." if len(diff) > 3 else "")
-                        + "): a stage's creature may change the physics only",
-                    )
+            if stage.creature not in own:
+                continue
+            key = f"{stage_key(i, generated)}.creature"
+            try:
+                got = body(stage.creature)
+            except (ValueError, OSError) as exc:
+                raise err(key, str(exc)) from None
+            differ = [k for k in base if got.get(k) != base[k]]
+            if differ:
+                raise err(
+                    key,
+                    f"it differs from the experiment's creature in {', '.join(differ)}: a stage's "
+                    "creature may change the physics only",
+                )
 
     @staticmethod
     def _creature(creature, path: Path, err) -> str:

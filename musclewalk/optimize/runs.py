@@ -254,6 +254,24 @@ def stage_result_settings(exp: Experiment, index: int) -> dict:
     return {name: getattr(settings, name) for name in STAGE_RESULT_SETTINGS}
 
 
+def _check_stage_physics(exp: Experiment, index: int, opt: Optimization) -> None:
+    """A resumed stage with its own creature still has that creature's physics in its model copy
+    (a creature file edited since would otherwise mix two physics in one continuation)."""
+    from ..model.meta import build_meta
+    from ..model.template import load_creature
+
+    creature = exp.stages[index].creature
+    started = load_meta(Path(opt.settings.model)).physics
+    now = build_meta(load_creature(creature)).physics
+    if started != now:
+        release_run_lock(opt.out)
+        raise OptimizationError(
+            f"{exp.path}: {exp.stage_key(index)}.creature: the stage's checkpoint "
+            f"({opt.out / CHECKPOINT}) was started on a model with physics {started.to_dict()}, "
+            f"{creature} now gives {now.to_dict()}; restore it or start the experiment in a new folder"
+        )
+
+
 def _creature_changes(exp: Experiment, index: int) -> bool:
     """Whether stage ``index`` runs another creature than the stage before (a physics variant with
     the same parameters, Experiment._check_stage_creatures): its warm start carries over."""
@@ -321,6 +339,8 @@ def run_experiment(
                     f"({exc.checkpoint}) was started with {exc.started!r}, the file now says "
                     f"{exc.given!r}; restore it in the file or start the experiment in a new folder"
                 ) from None
+            if stage.creature is not None:
+                _check_stage_physics(exp, i, opt)
         else:
             settings = stage_settings(
                 exp,

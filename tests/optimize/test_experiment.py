@@ -290,13 +290,37 @@ def test_a_stage_may_run_its_own_creature_a_physics_variant(tmp_path, optimize_c
     assert soft.physics.contact.exponential_shape == (0.0073541, 0.5336, 1000.0)
     assert load_meta(out / "optimized.meta.json").physics.contact.exponential_shape is None
     assert f"warm start: {out / 'stages' / 'soft' / 'best.json'}" in (out / "log.txt").read_text()
+    # its creature file edited since (the same name, other physics): the stage's checkpoint is refused
+    creature = yaml.safe_load((tmp_path / "legs_soft.yaml").read_text())
+    creature["physics"]["contact"]["exponential_shape"][2] = 900
+    write(tmp_path / "legs_soft.yaml", creature)
+    again = optimize_cli(path, "--out", out, "--workers", "1", "--quiet")
+    assert again.returncode != 0 and "tiny.yaml: stages[0].creature: the stage's checkpoint" in again.stderr
 
 
 def test_a_stage_creature_with_other_parameters_is_refused(tmp_path):
-    path = tiny(tmp_path, stages=[{"name": "other", "creature": "Human"}, {"name": "final"}])
-    with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[0\].creature: its parameters differ"):
-        Experiment.load(path)
     soft_legs(tmp_path)
+    path = tiny(tmp_path, stages=[{"name": "other", "creature": "Human"}, {"name": "final"}])
+    with pytest.raises(
+        ExperimentError, match=r"tiny.yaml: stages\[0\].creature: it differs from the experiment's"
+    ):
+        Experiment.load(path)
+    # the same parameters on another body: longer legs
+    data = yaml.safe_load((REPO / "models/creatures/human_legs.yaml").read_text())
+    data["parts"]["legs"]["upper"] = 0.52
+    write(tmp_path / "legs_long.yaml", data)
+    longer = tiny(tmp_path, stages=[{"name": "a", "creature": "legs_long.yaml"}, {"name": "b"}])
+    with pytest.raises(
+        ExperimentError, match=r"stages\[0\].creature: it differs .* in .*bodies.*physics only"
+    ):
+        Experiment.load(longer)
+    unknown = tiny(
+        tmp_path,
+        creature="NoSuchCreature",
+        stages=[{"name": "a", "creature": "legs_soft.yaml"}, {"name": "b"}],
+    )
+    with pytest.raises(ExperimentError, match=r"tiny.yaml: creature: "):
+        Experiment.load(unknown)
     last = tiny(tmp_path, stages=[{"name": "a"}, {"name": "b", "creature": "legs_soft.yaml"}])
     with pytest.raises(ExperimentError, match=r"tiny.yaml: stages\[1\].creature: the last stage runs"):
         Experiment.load(last)

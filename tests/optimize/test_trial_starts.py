@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_trials import run_recorded
+from test_trials import Recording, run_recorded
 
 from musclewalk.optimize.driver import Optimization, OptimizationError
 from musclewalk.optimize.experiment import Experiment, ExperimentError
@@ -60,10 +60,18 @@ def test_the_order_of_the_trial_groups_does_not_change_the_run(small_settings, t
                        trial_groups=("target_features", "initial_state"),
                        trial_directions="fixed")  # fmt: skip
     assert opt.settings.trial_groups == ("initial_state", "target_features")
-    run_recorded(small_settings, tmp_path / "run", monkeypatch, calls, 2, resume=True, trials=2,
-                 trial_jitter=1e-3, trial_groups=("initial_state", "target_features", "initial_state"),
-                 trial_directions="fixed")  # fmt: skip
+    import musclewalk.optimize.driver as driver
+
+    terms = driver.Objective.load("geijtenbeek2013").term_names
+    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: Recording(calls, terms))
+    requested = {"trials": 2, "trial_jitter": 1e-3, "trial_directions": "fixed",
+                 "trial_groups": ("target_features", "initial_state", "target_features")}  # fmt: skip
+    Optimization(small_settings(generations=2, seed=5, **requested), tmp_path / "run", resume=True,
+                 requested=requested, progress=False).run()  # fmt: skip
     assert len(calls) == 4
+    with pytest.raises(OptimizationError, match="trial_groups: the run was started with"):
+        Optimization(small_settings(generations=3, seed=5), tmp_path / "run", resume=True,
+                     requested={"trial_groups": ("initial_state",)}, progress=False)  # fmt: skip
     best = json.loads((tmp_path / "run" / "best.json").read_text())
     assert best["trials"]["groups"] == ["initial_state", "target_features"]
 
