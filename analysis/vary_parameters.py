@@ -16,7 +16,9 @@ the optimizer writes them; best.json keeps its recorded objective, which no long
 changed values (the copy is for re-simulation, not a result).
 
 --model puts the run's values on another build of its creature (with its .meta.json beside it,
-e.g. a later run's model/ copy built from today's templates), as a warm start carries them over:
+e.g. a later run's model/ copy built from today's templates, or a variant of it with other physics
+such as config/experiments/creatures/human_soft_heel_400.yaml, whose name the copy's best.json then
+carries), as a warm start carries them over:
 model parameters that build has and the run lacks keep that build's values unless named here.
 """
 
@@ -66,7 +68,10 @@ def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = N
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
     osim_in = _model_copy(run, model)
-    vectors = ModelVectors(load_meta(meta_path(osim_in)))
+    target_meta = load_meta(meta_path(osim_in))
+    vectors = ModelVectors(target_meta)
+    if model is not None and best.get("creature") not in (None, target_meta.creature):
+        best["creature"] = target_meta.creature  # a variant of its creature (e.g. its physics)
     # another build's model parameters: those the run lacks may be named, those it lacks are dropped
     other_names = {kind: set(vectors.names(kind)) for kind in MODEL_KINDS} if model is not None else {}
     for name, value in changes.items():

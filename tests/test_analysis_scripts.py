@@ -222,6 +222,35 @@ def test_vary_parameters_puts_a_run_on_another_build(tmp_path, humanlegs_osim):
     assert nothing.returncode == 2 and "nothing to change" in nothing.stderr
     hip = "spring_hip_rotation_r"
     assert stiffness(other / "optimized.osim", hip) == pytest.approx(stiffness(run / "optimized.osim", hip))
+    assert json.loads((other / "best.json").read_text())["creature"] == "HumanLegs"
+
+
+def test_vary_parameters_puts_a_run_on_a_physics_variant_of_its_creature(tmp_path):
+    """--model with a build of another physics (a softer heel): the copy's best.json names that
+    build's creature, so that it simulates on it."""
+    import json
+    import shutil
+
+    import yaml
+
+    data = yaml.safe_load((REPO / "models/creatures/human_legs.yaml").read_text())
+    data["name"] = "HumanLegsSoft"
+    data["physics"] = {"contact": {"exponential_shape": [0.0073541, 0.5336, 1000]}}
+    creature = tmp_path / "legs_soft.yaml"
+    creature.write_text(yaml.safe_dump(data))
+    build = tmp_path / "build" / "HumanLegsSoft.osim"
+    from musclewalk.model.build import build_creature
+
+    build_creature(str(creature), None, build)
+    run = tmp_path / "run"
+    shutil.copytree(
+        REPO / "models/optimized/HumanLegs-walk-1.3", run, ignore=shutil.ignore_patterns("stages")
+    )
+    out = tmp_path / "soft"
+    r = run_script("vary_parameters.py", run, out, "--model", build)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads((out / "best.json").read_text())["creature"] == "HumanLegsSoft"
+    assert "0.0073541 0.5336 1000.0" in (out / "optimized.osim").read_text()
 
 
 def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
