@@ -210,6 +210,22 @@ class Features(_Record):
 
 
 # ------------------------------------------------------------------------------------ physics
+def exponential_shape_problem(value) -> str | None:
+    """None for [d0 m, d1 N, d2 1/m] of an ExponentialContactForce's elastic normal force
+    d1 exp(-d2 (y - d0)) within the accepted ranges, else what is wrong."""
+    ok = (
+        isinstance(value, (list, tuple))
+        and len(value) == 3
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in value)
+        and 0.0 < value[0] <= 0.05
+        and 0.0 < value[1] <= 1e3
+        and 50.0 <= value[2] <= 1e4
+    )
+    return (
+        None if ok else "expected [d0, d1, d2] with 0 < d0 <= 0.05 m, 0 < d1 <= 1000 N, 50 <= d2 <= 10000 1/m"
+    )
+
+
 @dataclass(frozen=True)
 class ContactPhysics(_Record):
     """models/physics.yaml ``contact`` (models/README.md)."""
@@ -229,17 +245,9 @@ class ContactPhysics(_Record):
         kw = _keys(d, cls, where)
         shape = kw.get("exponential_shape")
         if shape is not None:
-            if not (
-                isinstance(shape, (list, tuple))
-                and len(shape) == 3
-                and all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-                    for v in shape
-                )
-            ):
-                raise ValueError(
-                    f"{where}.exponential_shape: expected [d0, d1, d2], three numbers, got {shape!r}"
-                )
+            problem = exponential_shape_problem(shape)
+            if problem:
+                raise ValueError(f"{where}.exponential_shape: {problem}, got {shape!r}")
             kw["exponential_shape"] = tuple(shape)
         return cls(**kw)
 

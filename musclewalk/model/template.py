@@ -22,7 +22,7 @@ from .. import yaml_io
 from ..constants import FIXED_STEP_RANGE, GRAVITY
 from .expr import ExpressionError, evaluate, format_name
 from .kinematics import base_pose_transforms, bodies_beyond, path_length, world_point
-from .metadata import HEAD_GAIN_MASSES, MUSCLE_MODELS, MUSCLE_PROPERTY_MODES
+from .metadata import HEAD_GAIN_MASSES, MUSCLE_MODELS, MUSCLE_PROPERTY_MODES, exponential_shape_problem
 from .spec import (
     AXES,
     BodySpec,
@@ -68,21 +68,6 @@ def _increasing_pair_in(low: float, high: float):
     return check
 
 
-def _exponential_shape(value):
-    """[d0 m, d1 N, d2 1/m] of an ExponentialContactForce's elastic normal force, d1 exp(-d2 (y - d0))."""
-    ok = (
-        isinstance(value, (list, tuple))
-        and len(value) == 3
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
-        and 0.0 < value[0] <= 0.05
-        and 0.0 < value[1] <= 1e3
-        and 50.0 <= value[2] <= 1e4
-    )
-    return (
-        None if ok else "expected [d0, d1, d2] with 0 < d0 <= 0.05 m, 0 < d1 <= 1000 N, 50 <= d2 <= 10000 1/m"
-    )
-
-
 def _one_of(*choices):
     return lambda value: None if value in choices else f"expected one of {', '.join(choices)}"
 
@@ -96,7 +81,7 @@ PHYSICS_SCHEMA = {
         "static_friction": _number_in(0.0, 5.0),
         "kinetic_friction": _number_in(0.0, 5.0),
         "ground_clearance": _number_in(0.0, 0.02),
-        "exponential_shape": _absent_or(_exponential_shape),  # absent: OpenSim's defaults
+        "exponential_shape": _absent_or(exponential_shape_problem),  # absent: OpenSim's defaults
     },
     "rigid_tendon_below_slack_ratio": _number_in(0.0, 100.0),
     "integrator": {

@@ -201,7 +201,7 @@ class Settings:
         groups = self.trial_groups
         if not isinstance(groups, (tuple, list)) or not all(isinstance(g, str) and g for g in groups):
             raise OptimizationError(f"trial_groups: expected a list of parameter group names, got {groups!r}")
-        self.trial_groups = tuple(sorted(set(groups)))  # a set: the order given does not change the run
+        self.trial_groups = trial_group_set(groups)
         unknown = [g for g in self.trial_groups if g not in PARAMETER_GROUPS]
         if unknown:
             raise OptimizationError(
@@ -286,11 +286,17 @@ RESULT_SETTINGS = (
 )
 
 
+def trial_group_set(groups) -> tuple:
+    """Settings.trial_groups as the run keeps them: a set (the order named, or a group named twice,
+    does not change the run), sorted."""
+    return tuple(sorted(set(groups)))
+
+
 def _same_setting(name: str, given, saved) -> bool:
-    """Whether a resume's ``given`` value is the checkpoint's: the trial groups as a set (the
-    order they are named in does not change the run; older checkpoints kept the order given)."""
+    """Whether a resume's ``given`` value is the checkpoint's (the trial groups compared as
+    trial_group_set: older checkpoints kept the order given)."""
     if name == "trial_groups" and isinstance(given, (tuple, list)) and isinstance(saved, (tuple, list)):
-        return set(given) == set(saved)
+        return trial_group_set(given) == trial_group_set(saved)
     return given == saved
 
 
