@@ -26,6 +26,20 @@ class ObjectiveError(ValueError):
     """A bad objective file; the message names the file and the key."""
 
 
+def objective_file(name_or_path) -> Path:
+    """The file of an objective name (models/objectives/NAME.yaml) or the .yaml path itself."""
+    path = Path(name_or_path)
+    if path.suffix in (".yaml", ".yml"):
+        return path
+    path = models_dir() / "objectives" / f"{name_or_path}.yaml"
+    if not path.is_file():
+        known = sorted(p.stem for p in (models_dir() / "objectives").glob("*.yaml"))
+        raise ObjectiveError(
+            f"objective {name_or_path!r}: unknown (known: {', '.join(known)}; or give a .yaml file)"
+        )
+    return path
+
+
 @dataclass(frozen=True)
 class Term:
     name: str  # the term's name in history.csv and best.json
@@ -99,14 +113,7 @@ class Objective:
     @classmethod
     def load(cls, name_or_path: str | Path = DEFAULT_OBJECTIVE) -> "Objective":
         """An objective by name (a file in models/objectives/) or by path."""
-        path = Path(name_or_path)
-        if path.suffix not in (".yaml", ".yml"):
-            path = models_dir() / "objectives" / f"{name_or_path}.yaml"
-            if not path.is_file():
-                known = sorted(p.stem for p in (models_dir() / "objectives").glob("*.yaml"))
-                raise ObjectiveError(
-                    f"objective {name_or_path!r}: unknown (known: {', '.join(known)}; or give a .yaml file)"
-                )
+        path = objective_file(name_or_path)
         data = read_yaml(path, ObjectiveError, "objective file")
         return cls.from_dict(data, path.stem, source=str(path))
 

@@ -115,7 +115,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..io_checks import read_yaml
-from ..measures.objective import Objective, ObjectiveError
+from ..measures.objective import Objective, ObjectiveError, objective_file
 from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
 from .task import (
     DEFAULT_TASK,
@@ -124,6 +124,7 @@ from .task import (
     WALKING_UNPERTURBED,
     Task,
     TaskError,
+    task_files,
     valid_stop_when_walking,
 )
 
@@ -320,8 +321,24 @@ class Experiment:
 
     @property
     def files(self) -> tuple[Path, ...]:
-        """The experiment file and every file it extends: what its runs depend on."""
-        return (self.path, *self.extends)
+        """What its runs depend on: the experiment file and every file it extends, and the
+        creature, task (with the tasks it extends) and objective files of the file and of its
+        stages, each once."""
+        from ..model.template import resolve_creature
+
+        files = [self.path, *self.extends]
+        for stage in (None, *self.stages):
+            creature = self.creature if stage is None else stage.creature
+            task = self.task if stage is None else stage.task
+            objective = self.objective if stage is None else stage.objective
+            if creature is not None:
+                files.append(resolve_creature(creature))
+            if task is not None:
+                files.extend(task_files(task))
+                files.append(objective_file(Task.load(task).objective))
+            if objective is not None:
+                files.append(objective_file(objective))
+        return tuple(dict.fromkeys(Path(f).resolve() for f in files))
 
     def stage_dir(self, out: Path, index: int) -> Path:
         """The last stage writes the experiment's result into ``out`` itself."""
@@ -370,6 +387,7 @@ class Experiment:
             raise err("stages", "expected a non-empty list of stages")
         aid_stages = cls._aid_steps(data.get("aid_steps"), path, err)
         stages = cls._stages([*aid_stages, *raw_stages], defaults, path, err, first=-len(aid_stages))
+        stages = cls._same_creature_as_file(stages, creature)
         stages = cls._stage_spaces(stages, parameters, creature, err, len(aid_stages))
         cls._check_stage_creatures(stages, creature, err, len(aid_stages))
         cls._check_stop_terms(stages, objective, err, len(aid_stages))
@@ -605,6 +623,26 @@ class Experiment:
                 )
             )
         return tuple(stages)
+
+    @staticmethod
+    def _same_creature_as_file(stages: tuple, creature: str) -> tuple:
+        """The stages with a creature that is the file's under another spelling (a preset's name
+        and its file) running the file's creature (None): one creature is one creature."""
+        from ..model.template import CreatureError, resolve_creature
+
+        def where(c: str):
+            try:
+                return resolve_creature(c).resolve()
+            except CreatureError:
+                return c  # reported where it is checked
+
+        own = where(creature)
+        return tuple(
+            dataclasses.replace(stage, creature=None)
+            if stage.creature is not None and where(stage.creature) == own
+            else stage
+            for stage in stages
+        )
 
     @staticmethod
     def _check_stage_creatures(stages: tuple, creature: str, err, generated: int) -> None:

@@ -399,6 +399,20 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
     return ScoredConditions(task, seed, float(data["speed"]), float(data["duration"]))
 
 
+def task_files(name_or_path: str | Path) -> tuple[Path, ...]:
+    """The file of a task and the files it extends, nearest first (for a task that loads)."""
+    files = [_task_path(name_or_path)]
+    while True:
+        data = read_yaml(files[-1], TaskError, "task file")
+        base = data.get("extends") if isinstance(data, dict) else None
+        if not isinstance(base, str) or not base:
+            return tuple(files)
+        nearer = files[-1].parent / base if base.endswith((".yaml", ".yml")) else base
+        files.append(_task_path(nearer))
+        if files[-1].resolve() in (f.resolve() for f in files[:-1]):
+            raise TaskError(f"{files[-2]}: extends: {base!r} extends this file again (a cycle)")
+
+
 def _task_path(name_or_path: str | Path, source: str | None = None) -> Path:
     """The file of a task name (models/tasks/NAME.yaml) or the .yaml path itself. TaskError for
     an unknown name (naming ``source``, the key that named it, when given)."""

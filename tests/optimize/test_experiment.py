@@ -11,6 +11,7 @@ import yaml
 from musclewalk.model.meta import load_meta
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import stage_settings
+from musclewalk.optimize.task import Task
 
 REPO_EXPERIMENTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "config" / "experiments"
 
@@ -329,6 +330,62 @@ def test_a_stage_creature_with_other_parameters_is_refused(tmp_path):
         ExperimentError, match=r"tiny.yaml: stages\[0\].creature: .*none.yaml: file not found"
     ):
         Experiment.load(missing)
+
+
+def test_a_stage_creature_spelled_as_the_file_s_is_the_file_s(tmp_path):
+    """A preset named by its name in one place and by its file in the other is one creature: the
+    stage runs the file's creature (nothing to check, no warm start carried over as if it were
+    another), and the last stage may spell it either way."""
+    preset = str(REPO / "models/creatures/human_legs.yaml")
+    path = tiny(tmp_path, stages=[{"name": "a", "creature": preset}, {"name": "b", "creature": preset}])
+    exp = Experiment.load(path)
+    assert [stage.creature for stage in exp.stages] == [None, None]
+    assert [stage_settings(exp, i).init_other_creature for i in range(2)] == [False, False]
+    by_file = tiny(tmp_path, creature=preset, stages=[{"name": "a", "creature": "HumanLegs"}, {"name": "b"}])
+    assert Experiment.load(by_file).stages[0].creature is None
+
+
+def test_an_experiment_depends_on_every_file_that_defines_its_runs(tmp_path):
+    """Experiment.files (the workflow's inputs of a run): the experiment file and what it extends,
+    and each creature, task (with the tasks it extends) and objective file of the file and its
+    stages, once each: an edit to any of them re-runs the run."""
+    soft_legs(tmp_path)
+    (tmp_path / "tasks").mkdir()
+    write(tmp_path / "tasks" / "base.yaml", {"extends": "lightpush", "description": "base", "speed": 1.1})
+    write(tmp_path / "tasks" / "mine.yaml", {"extends": "base.yaml", "description": "mine"})
+    write(tmp_path / "effort.yaml", yaml.safe_load((REPO / "models/objectives/human.yaml").read_text()))
+    base = tiny(tmp_path)
+    base.rename(tmp_path / "base_exp.yaml")
+    path = write(
+        tmp_path / "child.yaml",
+        {
+            "extends": "base_exp.yaml",
+            "description": "stages with their own files",
+            "stages": [
+                {"name": "soft", "creature": "legs_soft.yaml", "task": "tasks/mine.yaml"},
+                {"name": "effort", "objective": "effort.yaml"},
+                {"name": "final"},
+            ],
+        },
+    )
+    files = Experiment.load(path).files
+    models = REPO / "models"
+    expected = [
+        path,
+        tmp_path / "base_exp.yaml",
+        models / "creatures/human_legs.yaml",
+        models / "tasks/walk.yaml",
+        models / "objectives/geijtenbeek2013.yaml",
+        tmp_path / "legs_soft.yaml",
+        tmp_path / "tasks/mine.yaml",
+        tmp_path / "tasks/base.yaml",
+        models / "tasks/lightpush.yaml",
+        models / "tasks/push.yaml",
+        models / f"objectives/{Task.load(models / 'tasks/lightpush.yaml').objective}.yaml",
+        tmp_path / "effort.yaml",
+    ]
+    assert list(files) == list(dict.fromkeys(p.resolve() for p in expected))
+    assert all(f.is_file() for f in files)
 
 
 def assert_stage_own_file_refused(tmp_path, key, name):
