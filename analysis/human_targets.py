@@ -280,10 +280,29 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
         f"| {m} | {value} | {goal} | {human} | {'yes' if ok else 'no'} |"
         for m, value, goal, human, ok in rows
     ]
-    extra = [*grf_split(comparison), *kinetics_lines(comparison), *diagnostics(analysis)]
+    extra = [
+        *grf_split(comparison),
+        *spatiotemporal_lines(comparison),
+        *kinetics_lines(comparison),
+        *diagnostics(analysis),
+    ]
     if extra:
         lines += ["", *(f"- {line}" for line in extra)]
     return "\n".join(lines) + "\n"
+
+
+def spatiotemporal_lines(comparison: dict) -> list[str]:
+    """The step's shape beside the norm (`musclewalk compare`; not targets): how long and how wide
+    the steps are and how long both feet are down."""
+    st, ref = comparison["spatiotemporal"], comparison["spatiotemporal_reference"]
+    keys = (("stride length", "stride_length_m", "m", ".2f"), ("step width", "step_width_m", "m", ".2f"))
+    keys += (("double support", "double_support_percent", "% of the cycle", ".0f"),)
+    parts = [
+        f"{label} {st[key]:{spec}} {unit} (human {ref[key]:{spec}})"
+        for label, key, unit, spec in keys
+        if st.get(key) is not None and ref.get(key) is not None
+    ]
+    return ["steps: " + ", ".join(parts)] if parts else []
 
 
 def kinetics_lines(comparison: dict) -> list[str]:

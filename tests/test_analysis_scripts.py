@@ -112,6 +112,15 @@ def test_human_targets_judge_each_figure():
         in text
     )
     assert "- knee moment in mid-stance (20-50 %), mean, N m/kg, extensor +: 0.08 / 0.08 (human 0.08)" in text
+    # the steps' shape beside the norm's (the committed human-objective Human's 0.30 m steps)
+    steps = {"stride_length_m": 1.04, "step_width_m": 0.297, "double_support_percent": 24.5}
+    wide = {**comparison, "spatiotemporal": {**comparison["spatiotemporal"], **steps}}
+    norm = {"stride_length_m": 1.29, "step_width_m": 0.12, "double_support_percent": 16.2}
+    wide["spatiotemporal_reference"] = {**comparison["spatiotemporal_reference"], **norm}
+    assert (
+        "- steps: stride length 1.04 m (human 1.29), step width 0.30 m (human 0.12), double support 24 "
+        "% of the cycle (human 16)" in table("x", analysis, wide)
+    )
     # below the table, the causes `musclewalk analyze` shows
     causes = {
         "joint_limit_torques": {
