@@ -55,7 +55,8 @@ def test_an_extending_file_is_the_extended_one_with_its_own_values_over_it(tmp_p
     assert is_experiment_file(child)
     exp, previous = Experiment.load(child), Experiment.load(write_base)
     assert exp.name == "next" and exp.variant == "next" and exp.description.startswith("the next try")
-    assert exp.files == (child.resolve(), write_base.resolve()) and previous.files == (write_base.resolve(),)
+    assert (exp.path, *exp.extends) == (child.resolve(), write_base.resolve()) and not previous.extends
+    assert exp.files[:2] == (child.resolve(), write_base.resolve())
     # paths of the extended file resolve against its own folder, not the extending file's
     assert exp.objective == previous.objective == str(tmp_path / "experiments" / "objectives" / "mine.yaml")
     assert exp.warm_start == previous.warm_start == tmp_path / "experiments" / "runs" / "best.json"
@@ -81,7 +82,7 @@ def test_a_chain_of_two_resolves_each_level(tmp_path):
         {"extends": "../second.yaml", "description": "third", "parameters": {"gain.knee.kq": {"upper": 0.4}}},
     )
     exp = Experiment.load(third)
-    assert exp.files == (third.resolve(), second.resolve(), first.resolve())
+    assert exp.files[:3] == (third.resolve(), second.resolve(), first.resolve())
     assert (
         exp.parameters["gain.knee.kq"]
         == Experiment.load(
@@ -141,7 +142,10 @@ def test_a_committed_try_written_as_an_extension_resumes_its_checkpoint():
 
     path = REPO / "config" / "experiments" / "human-walk-1.3-human-gastrocnemius.yaml"
     exp = Experiment.load(path)
-    assert exp.files == (path, REPO / "config" / "experiments" / "human-walk-1.3-human-kneegain.yaml")
+    assert (path, *exp.extends) == (
+        path,
+        REPO / "config" / "experiments" / "human-walk-1.3-human-kneegain.yaml",
+    )
     run = REPO / "models" / "optimized" / "in-progress" / "Human-walk-1.3-human-gastrocnemius"
     saved = json.loads((run / "settings.json").read_text())
     last = exp.stages[-1]

@@ -198,14 +198,15 @@ def test_an_experiment_takes_the_task_where_it_says_nothing(tmp_path):
 def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
     for path in sorted((REPO / "config" / "experiments").glob("*.yaml")):
         exp = Experiment.load(path)
-        files = [yaml.safe_load(f.read_text()) for f in exp.files]  # the file, then what it extends
+        chain = (exp.path, *exp.extends)  # the file, then what it extends
+        files = [yaml.safe_load(f.read_text()) for f in chain]
         named = next((data["task"] for data in files if "task" in data), "walk")
         assert exp.task == named and stage_settings(exp, len(exp.stages) - 1).task == named, path
         assert (TASKS / f"{named}.yaml").is_file(), path
         # the stages are the first file's of the chain that has them (the file, then what it
         # extends), after those of the first file's with aid_steps
-        staged = next((f for f, data in zip(exp.files, files) if "stages" in data), None)
-        aided = next((f for f, data in zip(exp.files, files) if "aid_steps" in data), None)
+        staged = next((f for f, data in zip(chain, files) if "stages" in data), None)
+        aided = next((f for f, data in zip(chain, files) if "aid_steps" in data), None)
         for i, stage in enumerate(exp.stages):  # a stage's own task: a file beside its experiment
             if i < exp.aid_steps:
                 staged_here, own = aided, yaml.safe_load(aided.read_text())["aid_steps"]["task"]
