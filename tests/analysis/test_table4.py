@@ -117,3 +117,24 @@ def test_the_command_on_the_committed_runs(tmp_path, capsys):
         )
     assert main(["table4", "-o", str(out), "--analysis", str(tmp_path / "none")]) == 2
     assert "--analysis: not a folder" in capsys.readouterr().err
+
+
+def test_an_earlier_generation_s_best_has_not_met_what_the_run_met_later(tmp_path):
+    """A run folder committed with an earlier generation's best (chosen by another referee, e.g.
+    issue 14's targets) is not credited with the thresholds another candidate met later."""
+    from musclewalk.analysis.table4 import controller_cell
+
+    folder = tmp_path / "Human-walk-1.3-human"
+    _run(
+        folder,
+        "warm start: a/best.json\ngenerations: 3\nthresholds met at generation: 3\n",
+        walls=(3600.0, 7200.0, 9000.0),
+    )
+    assert controller_cell(folder) == "3 (2.5 h) from a warm start"
+    (folder / "best.json").write_text(json.dumps({"generation": 3}))
+    assert controller_cell(folder) == "3 (2.5 h) from a warm start"
+    (folder / "best.json").write_text(json.dumps({"generation": 2}))
+    assert (
+        controller_cell(folder)
+        == "not met by its generation-2 best (2.0 h) from a warm start (the run met them at 3)"
+    )
