@@ -295,8 +295,11 @@ def spatiotemporal_lines(comparison: dict) -> list[str]:
     """The step's shape beside the norm (`musclewalk compare`; not targets): how long and how wide
     the steps are and how long both feet are down."""
     st, ref = comparison["spatiotemporal"], comparison["spatiotemporal_reference"]
-    keys = (("stride length", "stride_length_m", "m", ".2f"), ("step width", "step_width_m", "m", ".2f"))
-    keys += (("double support", "double_support_percent", "% of the cycle", ".0f"),)
+    keys = (
+        ("stride length", "stride_length_m", "m", ".2f"),
+        ("step width", "step_width_m", "m", ".2f"),
+        ("double support", "double_support_percent", "% of the cycle", ".0f"),
+    )
     parts = [
         f"{label} {st[key]:{spec}} {unit} (human {ref[key]:{spec}})"
         for label, key, unit, spec in keys

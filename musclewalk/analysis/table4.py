@@ -88,13 +88,12 @@ def controller_cell(folder: Path) -> str:
     log = log_path.read_text()
     met_at, ran = _thresholds(log)
     committed = _best_generation(folder / "best.json")
-    hours = _wall_hours(folder / "history.csv", met_at)
+    # an earlier generation's best committed from a run that met them later with another one
+    earlier = met_at is not None and committed is not None and committed < met_at
+    hours = _wall_hours(folder / "history.csv", committed if earlier else met_at)
     wall = f" ({hours:.1f} h)" if hours is not None else ""
     warm = " from a warm start" if re.search(r"^warm start: (?!none\b)", log, re.M) else ""
-    if met_at is not None and committed is not None and committed < met_at:
-        # an earlier generation's best committed from a run that met them later with another
-        hours = _wall_hours(folder / "history.csv", committed)
-        wall = f" ({hours:.1f} h)" if hours is not None else ""
+    if earlier:
         return f"not met by its generation-{committed} best{wall}{warm} (the run met them at {met_at})"
     if met_at is not None:
         return f"{met_at}{wall}{warm}"
@@ -106,7 +105,7 @@ def _best_generation(best: Path) -> int | None:
     if not best.is_file():
         return None
     generation = json.loads(best.read_text()).get("generation")
-    return int(generation) if isinstance(generation, int) else None
+    return generation if isinstance(generation, int) and not isinstance(generation, bool) else None
 
 
 def first_failures(result: dict) -> str:

@@ -323,7 +323,8 @@ class Experiment:
     def files(self) -> tuple[Path, ...]:
         """What its runs depend on: the experiment file and every file it extends, and the
         creature, task (with the tasks it extends) and objective files of the file and of its
-        stages, each once."""
+        stages, each once (a stage without an objective runs the file's). Not its warm start: a
+        best.json another run may still be rewriting is where a run starts, not what defines it."""
         from ..model.template import resolve_creature
 
         files = [self.path, *self.extends]
@@ -335,7 +336,6 @@ class Experiment:
                 files.append(resolve_creature(creature))
             if task is not None:
                 files.extend(task_files(task))
-                files.append(objective_file(Task.load(task).objective))
             if objective is not None:
                 files.append(objective_file(objective))
         return tuple(dict.fromkeys(Path(f).resolve() for f in files))
@@ -368,6 +368,10 @@ class Experiment:
         # checked in the order of the file format (the first bad key is the one reported)
         speed = cls._speed(data, task, err)
         objective = cls._relative_file(data.get("objective", task.objective), path, "objective", err)
+        try:
+            Objective.load(objective)
+        except ObjectiveError as exc:
+            raise err("objective", str(exc)) from None
         warm_start = cls._warm_start(data.get("warm_start"), path, err)
         variant = cls._variant(data.get("variant", ""), err)
         other = data.get("init_from_other_creature", False)
@@ -631,6 +635,7 @@ class Experiment:
         from ..model.template import CreatureError, resolve_creature
 
         def where(c: str):
+            """The creature's file (a preset's, resolved); an unknown preset stays a name."""
             try:
                 return resolve_creature(c).resolve()
             except CreatureError:
@@ -689,6 +694,13 @@ class Experiment:
             creature = str((path.parent / creature).resolve())
             if not Path(creature).is_file():
                 raise err(f"{creature}: file not found")
+            return creature
+        from ..model.template import CreatureError, resolve_creature
+
+        try:
+            resolve_creature(creature)
+        except CreatureError as exc:
+            raise err(str(exc)) from None
         return creature
 
     @staticmethod

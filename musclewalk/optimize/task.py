@@ -311,7 +311,7 @@ class Task:
         """A task by name (a file in models/tasks/) or by path (.yaml, .yml); a file that
         ``extends`` another task is that task with the file's values over it."""
         path = _task_path(name_or_path)
-        data = _file_data(path, ())
+        data, _ = _file_data(path, ())
         return cls.from_dict(data, path.stem, source=str(path), folder=path.parent)
 
     @classmethod
@@ -400,17 +400,8 @@ def scored_conditions(best_path: str | Path) -> ScoredConditions:
 
 
 def task_files(name_or_path: str | Path) -> tuple[Path, ...]:
-    """The file of a task and the files it extends, nearest first (for a task that loads)."""
-    files = [_task_path(name_or_path)]
-    while True:
-        data = read_yaml(files[-1], TaskError, "task file")
-        base = data.get("extends") if isinstance(data, dict) else None
-        if not isinstance(base, str) or not base:
-            return tuple(files)
-        nearer = files[-1].parent / base if base.endswith((".yaml", ".yml")) else base
-        files.append(_task_path(nearer))
-        if files[-1].resolve() in (f.resolve() for f in files[:-1]):
-            raise TaskError(f"{files[-2]}: extends: {base!r} extends this file again (a cycle)")
+    """The file of a task and the files it extends, nearest first."""
+    return _file_data(_task_path(name_or_path), ())[1]
 
 
 def _task_path(name_or_path: str | Path, source: str | None = None) -> Path:
@@ -430,10 +421,11 @@ def _task_path(name_or_path: str | Path, source: str | None = None) -> Path:
     return path
 
 
-def _file_data(path: Path, chain: tuple) -> dict:
-    """A task file's values with what it ``extends`` resolved: the extended task's values (its own
-    chain resolved first), then this file's over them, the heading, pushes and terrain sections
-    key by key. A relative objective file is made absolute against the file that names it."""
+def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
+    """A task file's values with what it ``extends`` resolved (the extended task's values, its own
+    chain resolved first, then this file's over them, the heading, pushes and terrain sections key
+    by key), and the files read, this one first. A relative objective file is made absolute
+    against the file that names it."""
     data = read_yaml(path, TaskError, "task file")
     if data is None:
         data = {}
@@ -444,7 +436,7 @@ def _file_data(path: Path, chain: tuple) -> dict:
     if isinstance(objective, str) and objective.endswith((".yaml", ".yml")):
         data["objective"] = str((path.parent / objective).resolve())
     if "extends" not in data:
-        return data
+        return data, (path,)
     base_name = data.pop("extends")
     if not isinstance(base_name, str) or not base_name:
         raise TaskError(f"{path}: extends: expected a task name (models/tasks/) or a .yaml file")
@@ -461,14 +453,14 @@ def _file_data(path: Path, chain: tuple) -> dict:
     chain = (*chain, path.resolve())
     if base_path.resolve() in chain:
         raise TaskError(f"{path}: extends: {base_name!r} extends this file again (a cycle)")
-    merged = _file_data(base_path, chain)
+    merged, read = _file_data(base_path, chain)
     Task.from_dict(dict(merged), base_path.stem, source=str(base_path))  # its own errors name it
     for key, value in data.items():
         if key in MERGED_SECTIONS and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
-    return merged
+    return merged, (path, *read)
 
 
 class _Reader:

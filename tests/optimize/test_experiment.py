@@ -11,7 +11,6 @@ import yaml
 from musclewalk.model.meta import load_meta
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import stage_settings
-from musclewalk.optimize.task import Task
 
 REPO_EXPERIMENTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "config" / "experiments"
 
@@ -381,11 +380,14 @@ def test_an_experiment_depends_on_every_file_that_defines_its_runs(tmp_path):
         tmp_path / "tasks/base.yaml",
         models / "tasks/lightpush.yaml",
         models / "tasks/push.yaml",
-        models / f"objectives/{Task.load(models / 'tasks/lightpush.yaml').objective}.yaml",
         tmp_path / "effort.yaml",
-    ]
+    ]  # not lightpush's own objective: a stage without one runs the file's
     assert list(files) == list(dict.fromkeys(p.resolve() for p in expected))
     assert all(f.is_file() for f in files)
+    # what `files` would read is checked at load: an unknown objective or preset is one error
+    for key, value in (("objective", "no_such_objective"), ("creature", "NoSuchCreature")):
+        with pytest.raises(ExperimentError, match=rf"tiny.yaml: {key}: .*{value}"):
+            Experiment.load(tiny(tmp_path, **{key: value}))
 
 
 def assert_stage_own_file_refused(tmp_path, key, name):
