@@ -909,7 +909,7 @@ def _add_optimize_command(sub) -> None:
         "--extra-generations",
         type=int,
         help="generations to keep improving once all thresholds are met "
-        f"(default {default.extra_generations})",
+        f"(default {default.extra_generations}; a resumed run may be given another)",
     )
     s.add_argument(
         "--stagnation",

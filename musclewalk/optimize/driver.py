@@ -270,7 +270,6 @@ RESULT_SETTINGS = (
     "init",
     "init_other_creature",
     "clip_init",
-    "extra_generations",
     "stagnation",
     "cpu_limit",
     "objective",
@@ -563,7 +562,8 @@ class Optimization:
                 ):
                     raise ChangedSettingError(ckpt, name, getattr(saved, name), value)
             saved.generations = max(saved.generations, settings.generations)
-            for name in ("workers", "evaluator", "scheduler", "wall_backstop"):
+            # when to stop, not what a generation does: a resumed run may run on past its thresholds
+            for name in ("workers", "evaluator", "scheduler", "wall_backstop", "extra_generations"):
                 if name in requested:
                     setattr(saved, name, requested[name])
             self.settings = saved

@@ -47,6 +47,9 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
         trial_directions: fixed        # one draw of directions for the run (default per_generation)
         elitist: true                  # CMA-ES recombines the best so far into every generation
                                        # that found none better (pycma CMA_elitist; default false)
+        extra_generations: 300         # generations run on once the best meets every objective
+                                       # threshold (default 20, the paper's rule; may change on
+                                       # resume, as may the generation limit)
         task: tasks/push-30.yaml       # optional: the stage's task (a task continuation, e.g.
                                        # pushes stepped up; the last stage runs the file's task)
         aid_level: 0.35                # optional: the stage's task with its balance aid (assist:
@@ -142,6 +145,7 @@ STAGE_KEYS = {
     "trial_groups": "groups",  # the parameter groups the further trials move (default: all)
     "trial_directions": "directions",  # per_generation or fixed (driver.Settings.trial_directions)
     "elitist": "switch",  # the best so far recombined into every generation (driver.Settings.elitist)
+    "extra_generations": "count",  # generations run on once every threshold is met (the paper's 20)
 }
 STAGE_ONLY_KEYS = ("name", "creature", "scale_passive", "task", "aid_level", "objective", "parameters")
 AID_STEP_KEYS = ("task", "levels", "seed", "objective")  # aid_steps' own keys (and stage values)
@@ -286,6 +290,7 @@ class Stage:
     trial_groups: tuple = ()  # the groups the further trials move (driver.Settings.trial_groups)
     trial_directions: str = TRIALS_PER_GENERATION  # (driver.Settings.trial_directions)
     elitist: bool = False  # the best so far recombined into every generation (driver.Settings.elitist)
+    extra_generations: int = 20  # run on once every threshold is met (driver.Settings.extra_generations)
     scale_passive: dict = field(default_factory=dict)
     creature: str | None = None  # the stage's creature, as Experiment.creature (None: the
     # experiment's): a variant of its physics with the same parameters
@@ -761,6 +766,8 @@ class Experiment:
                 ok = value in TRIAL_DIRECTIONS
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
+            elif kind == "count":
+                ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
             elif kind == "fraction":
                 ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 0.1
             elif kind == "switch":
@@ -779,6 +786,7 @@ class Experiment:
                     "groups": "a list of parameter group names (e.g. [initial_state])",
                     "directions": " or ".join(TRIAL_DIRECTIONS),
                     int: "an integer >= 1",
+                    "count": "an integer >= 0",
                     "fraction": "a fraction of the range in [0, 0.1]",
                     "switch": "true or false",
                     float: "a number > 0",
@@ -788,6 +796,10 @@ class Experiment:
                 out[name] = value
             elif kind in ("terms", "groups"):
                 out[name] = tuple(value)
+            elif kind == "fraction":
+                out[name] = float(value)
+            elif kind == "count":
+                out[name] = int(value)
             else:
-                out[name] = float(value) if kind == "fraction" else kind(value)
+                out[name] = kind(value)
         return out

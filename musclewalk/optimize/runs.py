@@ -206,6 +206,7 @@ def stage_settings(
         trial_groups=stage.trial_groups,
         trial_directions=stage.trial_directions,
         elitist=stage.elitist,
+        extra_generations=stage.extra_generations,
         objective=exp.objective if stage.objective is None else stage.objective,
         task=exp.task if stage.task is None else stage.task,
         task_definition=_aid_task_definition(stage),
@@ -312,7 +313,8 @@ def run_experiment(
     start. A stage with a checkpoint is resumed with its own settings and model copy (and returns
     at once when it had finished), so running an experiment again continues it; it is refused when
     the stage's search space in the file (Stage.parameters) or one of its STAGE_RESULT_SETTINGS is
-    no longer its checkpoint's (its generation limit may grow).
+    no longer its checkpoint's (its generation limit may grow, and its extra generations after the
+    thresholds may change: neither changes a generation already run).
     ``options``: the EXPERIMENT_OPTIONS given explicitly (Settings field names). The state of the
     last stage."""
     out = Path(out)
@@ -330,7 +332,12 @@ def run_experiment(
                     stage.creature or exp.creature,
                     stage_out,
                     generations=stage.generations,
-                    requested={**options, **own, "parameters": _stage_space_to_resume(exp, i, stage_out)},
+                    requested={
+                        **options,
+                        **own,
+                        "extra_generations": stage.extra_generations,
+                        "parameters": _stage_space_to_resume(exp, i, stage_out),
+                    },
                     progress=progress,
                 )
             except ChangedSettingError as exc:
