@@ -615,3 +615,37 @@ def test_the_progress_objective_ranks_moving_before_falling_above_standing_still
     assert scores["walks, falls halfway"] < scores["stands"]
     assert scores["walks, falls halfway"] < scores["falls at once"]
     assert "fallen" not in {t.name for t in progress.terms}  # the progress term counts a fall
+
+
+class VaryingActivationEngine:
+    """Activations 0.2 and 0.8 at step k = 0, growing by 0.01 per step, held in [0, 1]."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def muscle_states(self):
+        a = np.array([0.2, 0.8]) + 0.01 * self.k
+        return MuscleState(a, np.ones(2), np.zeros(2), np.array([300.0, 700.0]), np.array([250.0, 650.0]))
+
+    def limit_torques(self):
+        return np.zeros(1)
+
+
+def test_cubed_activation_is_the_muscle_mass_weighted_mean_of_a_cubed():
+    """cubed_activation: sum m_i a_i^3 / sum m_i per control step, averaged over t_max; the
+    human-activation objective weighs it 150 beside the human-landing terms."""
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    objective = Objective.load("human-activation")
+    rec = ObjectiveRecorder(fake_sim(), scenario, objective)
+    for k in range(N + 1):
+        sensors, raw = step(k)
+        rec(sensors, EXCITATION, VaryingActivationEngine(k), raw)
+    avg = rec.finish(T_MAX, terminated=False)
+    w = M_MUSCLES / M_MUSCLES.sum()
+    per_step = [w @ np.minimum(np.array([0.2, 0.8]) + 0.01 * k, 1.0) ** 3 for k in range(N)]
+    assert avg["activation"] == pytest.approx(np.mean(per_step), rel=1e-12)
+    assert objective.combine(avg)[1]["activation"] == pytest.approx(150.0 * np.mean(per_step), rel=1e-12)
+    landing = Objective.load("human-landing")
+    assert [(t.name, t.measure, t.weight) for t in objective.terms if t.name != "activation"] == [
+        (t.name, t.measure, t.weight) for t in landing.terms
+    ]
