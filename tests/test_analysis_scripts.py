@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from subject01 import SUBJECT, needs_subject
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -988,3 +989,81 @@ def test_standing_lengths_match_opensims_path_and_mark_the_muscles_outside_the_r
     assert bad.returncode == 2 and "--bounds 'x': expected LO,HI" in bad.stderr
     missing = run_script("standing_lengths.py", tmp_path / "none.osim")
     assert missing.returncode == 1 and "none.osim" in missing.stderr
+
+
+def test_static_optimization_turns_off_the_antagonist_and_shares_by_gain():
+    """One coordinate, two agonists (gains 2 and 1 per unit activation) and an antagonist (-1), all
+    at 0.3: the least sum of a^2 with the same generalized force (0.6) is a = (0.24, 0.12, 0), the
+    agonists in proportion to their gains; a repeated row (a coordinate whose equation another
+    repeats) changes nothing."""
+    import numpy as np
+
+    sys.path.insert(0, str(REPO / "analysis"))
+    import static_optimization
+
+    simulated = np.full(3, 0.3)
+    weights = np.ones(3)
+    gain = np.array([[2.0, 1.0, -1.0]])
+    a = static_optimization._least_activation_step(gain, simulated, weights)
+    assert a == pytest.approx([0.24, 0.12, 0.0], abs=1e-6)
+    again = static_optimization._least_activation_step(np.vstack([gain, gain]), simulated, weights)
+    assert again == pytest.approx(a, abs=1e-6)
+    # mass weights: a muscle twice as heavy carries less (a_i = mu g_i / w_i)
+    heavy = static_optimization._least_activation_step(gain, simulated, np.array([2.0, 1.0, 1.0]))
+    assert heavy == pytest.approx([1 / 5, 1 / 5, 0.0], abs=1e-6)  # 2 a1 + a2 = 0.6, a1 = a2
+    # per frame, through the arrays the script builds: arms (frames, coordinates, muscles)
+    arms = np.array([[[0.05, 0.05, -0.05]]] * 2)
+    per_activation = np.array([[40.0, 20.0, 20.0]] * 2)
+    solution, unsolved = static_optimization.least_activation(
+        arms, per_activation, np.ones((2, 3)), np.full((2, 3), 0.3), weights
+    )
+    assert unsolved == 0 and solution == pytest.approx(np.array([[0.24, 0.12, 0.0]] * 2), abs=1e-6)
+
+
+def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forces(tmp_path):
+    import json
+
+    sim = _simulate_committed("Human-walk-1.3-human", tmp_path / "sim", 1.0)
+    out, result = tmp_path / "so.md", tmp_path / "so.json"
+    r = run_script("static_optimization.py", sim, "--skip", 0.4, "--every", 4, "--out", out, "--json", result)
+    assert r.returncode == 0, r.stderr[-2000:]
+    data = json.loads(result.read_text())[str(sim)]
+    assert data["frames"] == 31 and data["frames_not_optimized"] == 0
+    assert data["generalized_force_mismatch_N_m_per_kg"] < 1e-8
+    assert {"hip_flexion_r", "knee_angle_l", "ankle_angle_r"} <= set(data["coordinates"])
+    assert not any(c.startswith("root") for c in data["coordinates"])
+    controller, least = data["controller"], data["static_optimization"]
+    assert least["rate_W"] <= controller["rate_W"]
+    assert least["terms_W"]["basal"] == controller["terms_W"]["basal"]
+    assert set(data["sagittal_power_W_per_kg"]) == {"hip", "knee", "ankle"}
+    assert "| gross cost of transport, J/(kg m) |" in r.stdout and out.read_text().strip() == r.stdout.strip()
+    bad = run_script("static_optimization.py", tmp_path)
+    assert bad.returncode == 2 and "neither a run folder" in bad.stderr
+
+
+@needs_subject
+def test_static_optimization_charges_a_lab_trial(tmp_path):
+    """OpenSim's subject01 (a treadmill trial; ../shared/reference): every frame solved by its
+    muscles (reserves of a few thousandths of a N m), the belt speed read from the feet, and a cost
+    of transport in the range the README reports (5.2 J/(kg m))."""
+    import json
+
+    out = tmp_path / "trial.json"
+    files = [
+        SUBJECT / "subject01.osim",
+        SUBJECT / "subject01_walk_IK.mot",
+        SUBJECT / "subject01_walk_grf.xml",
+    ]
+    r = run_script("static_optimization.py", "--trial", *files, "--json", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    trial = json.loads(out.read_text())["trial"]
+    assert sorted(trial["coordinates"]) == sorted(
+        f"{c}_{s}" for c in ("hip_flexion", "knee_angle", "ankle_angle") for s in "rl"
+    )
+    assert max(trial["reserve_rms_N_m"].values()) < 0.05
+    assert 1.0 < trial["belt_speed_m_s"] < 1.3 and 1.0 < trial["speed_m_s"] < 1.3
+    cost = trial["static_optimization"]["cost_of_transport_J_per_kg_m"]
+    assert 4.5 < cost < 6.0
+    assert "| gross cost of transport, J/(kg m) |" in r.stdout
+    missing = run_script("static_optimization.py", "--trial", "a.osim", "b.mot", "c.xml")
+    assert missing.returncode == 2 and "a.osim: no such file" in missing.stderr

@@ -102,10 +102,11 @@ def _errors(printed: Path) -> str:
     return "; ".join(line.strip() for line in lines if "[error]" in line)
 
 
-def coordinate_speeds(model, coordinates_path, names, times, lowpass_hz=None) -> dict:
-    """{name: (n,) rad/s at ``times``} of the named coordinates as InverseDynamicsTool
-    differentiates them: padded and low-pass filtered when ``lowpass_hz`` is given, in radians,
-    GCV splines of degree SPLINE_DEGREE (the names the file lacks are left out)."""
+def coordinate_splines(model, coordinates_path, names, times, lowpass_hz=None) -> tuple[dict, dict]:
+    """({name: (n,) values}, {name: (n,) speeds}) at ``times`` of the named coordinates as
+    InverseDynamicsTool fits them: padded and low-pass filtered when ``lowpass_hz`` is given, in
+    radians (m for translations), GCV splines of degree SPLINE_DEGREE (the names the file lacks are
+    left out; ``names`` None: every column)."""
     from ..opensim_env import import_opensim
 
     osim = import_opensim()
@@ -119,12 +120,19 @@ def coordinate_speeds(model, coordinates_path, names, times, lowpass_hz=None) ->
     first = osim.StdVectorInt()
     first.append(0)
     at = [osim.Vector(1, float(t)) for t in times]
-    out = {}
+    values, speeds = {}, {}
     for i in range(splines.getSize()):
         spline = splines.get(i)
-        if spline.getName() in names:
-            out[spline.getName()] = np.array([spline.calcDerivative(first, x) for x in at])
-    return out
+        if names is None or spline.getName() in names:
+            values[spline.getName()] = np.array([spline.calcValue(x) for x in at])
+            speeds[spline.getName()] = np.array([spline.calcDerivative(first, x) for x in at])
+    return values, speeds
+
+
+def coordinate_speeds(model, coordinates_path, names, times, lowpass_hz=None) -> dict:
+    """{name: (n,) rad/s at ``times``} of the named coordinates as InverseDynamicsTool
+    differentiates them (`coordinate_splines`)."""
+    return coordinate_splines(model, coordinates_path, names, times, lowpass_hz)[1]
 
 
 def joint_coordinates(model, segments: dict) -> dict:

@@ -6,6 +6,7 @@ rule docs:
         "docs/tables/spine_stiffness_sweep.md",
         "docs/tables/human_targets.md",
         "docs/tables/excitation_sources.md",
+        "docs/tables/static_optimization.md",
 
 
 rule committed_comparison:
@@ -62,3 +63,20 @@ rule excitation_sources:
         CONDA_ENV
     shell:
         "python3.11 analysis/excitation_sources.py {input.runs} --out {output} > {log} 2>&1"
+
+
+# what the committed walkers' motions would cost with the least muscle activation that reproduces
+# them, against what their controllers pay (docs/human-like-gait.md, "What the gait itself costs")
+rule static_optimization:
+    input:
+        runs=lambda wc: committed_runs(
+            "Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3", "HumanLegs-walk-1.3-human"
+        ),
+    output:
+        "docs/tables/static_optimization.md",
+    log:
+        "results/logs/static_optimization.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python3.11 analysis/static_optimization.py {input.runs} --out {output} > {log} 2>&1"
