@@ -11,7 +11,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   legs' values (c_stance when both legs are in stance/lift-off, c_swing when both swing, halfway
   otherwise).
 - lift_M: eq 24-25 while the muscle's leg is in lift_off: +lift.hip for hip flexors, -lift.hip for hip
-  extensors (0 for hip muscles that are neither, or both), plus lift.knee (negative) for knee extensors.
+  extensors (0 for hip muscles that are neither, or both), plus lift.knee (negative) for knee extensors;
+  beyond the paper, off at 0: plus lift.ankle for ankle extensors (a push-off).
 - fb_M: the feedback excitation, computed from the sensors and FSM state at step t and delivered
   Δ_M later (per-muscle ring buffer, zeros at start):
   * eq 21: stance leg's hip muscles, ã(Q̃_trunk, ω̃_trunk) over the stance hip (trunk on the parent
@@ -134,15 +135,17 @@ def _evaluate(value, t: float) -> float:
     return float(value(t)) if callable(value) else float(value)
 
 
-def _lift_excitations(muscles, lift_hip: float, lift_knee: float) -> np.ndarray:
+def _lift_excitations(muscles, lift_hip: float, lift_knee: float, lift_ankle: float = 0.0) -> np.ndarray:
     """Eq 24-25 per muscle: +lift_hip for hip flexors, -lift_hip for hip extensors, plus lift_knee
-    for knee extensors."""
+    for knee extensors; beyond the paper, plus lift_ankle for ankle extensors (a push-off)."""
     lift = np.zeros(len(muscles))
     for i, m in enumerate(muscles):
         if "hip" in m.roles:
             lift[i] += lift_hip * (("hip_flexor" in m.roles) - ("hip_extensor" in m.roles))
         if "knee_extensor" in m.roles:
             lift[i] += lift_knee
+        if "ankle_extensor" in m.roles:
+            lift[i] += lift_ankle
     return lift
 
 
@@ -307,7 +310,7 @@ class Controller:
         self._c_stance = np.array([p[f"const.stance.{m.unique}"] for m in muscles])
         self._c_swing = np.array([p[f"const.swing.{m.unique}"] for m in muscles])
         self._fplus = np.array([p.get(f"fplus.{m.unique}", 0.0) for m in muscles])
-        self._lift = _lift_excitations(muscles, p["lift.hip"], p["lift.knee"])
+        self._lift = _lift_excitations(muscles, p["lift.hip"], p["lift.knee"], p["lift.ankle"])
         self._ankle_onset = p["ankle_fplus.onset"] * self._L
         self._ankle_onset_ramp = p["ankle_fplus.ramp"] * self._L
         self._ankle_onset_on = p["ankle_fplus.onset"] < 1.0

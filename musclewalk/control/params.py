@@ -59,6 +59,8 @@ ankle_fplus.onset           1 (off: F+      [-0.5, 1]           beyond the paper
 ankle_fplus.ramp            0.1             [0.01, 0.5]         ... ramping in from 0 at onset + ramp
 lift.hip                    0.5             [0, 1]              c_lift_hip: +flexors, -extensors (eq 24)
 lift.knee                   -0.3            [-1, 0]             c_lift_knee for knee extensors (eq 25)
+lift.ankle                  0 (off)         [0, 1]              beyond the paper: lift-off excitation of
+                                                                ankle extensors (a push-off)
 const.stance.<unique>       0.05            [0, 1]              constant in stance and lift-off (eq 30)
 const.swing.<unique>        0.01 / 0.08 /   [0, 1]              constant in swing and stance prep. (eq 31):
                             0.02 / 0.05                         plantarflexors / dorsiflexors / knee
@@ -113,6 +115,7 @@ KNEE_DAMPING = "knee_damping"
 SWING_LEG_RETRACTION = "swing_leg_retraction"
 TERMINAL_SWING_RETRACTION = "terminal_swing_retraction"
 ANKLE_FORCE_FEEDBACK_ONSET = "ankle_force_feedback_onset"
+LIFT_OFF_PUSH = "lift_off_push"
 
 
 class ParameterError(ValueError):
@@ -394,6 +397,21 @@ def controller_parameter_specs(control_model) -> list:
     )
     add("lift.hip", 0.5, 0.0, 1.0, fb, "lift-off excitation of hip muscles: + flexors, - extensors (eq 24)")
     add("lift.knee", -0.3, -1.0, 0.0, fb, "lift-off excitation of knee extensors (eq 25)")
+    # beyond the paper: eq 24-25 excite the hip and knee of a leg in lift-off (the double support
+    # before its swing), where a person's ankle extensors do the gait's largest positive work, the
+    # push-off (static optimization of the committed walkers: their stance hips do it instead,
+    # docs/human-like-gait.md); 0 (the default) is the paper's controller
+    specs.append(
+        ParamSpec(
+            "lift.ankle",
+            0.0,
+            0.0,
+            1.0,
+            fb,
+            "lift-off excitation of ankle extensors (a push-off)",
+            LIFT_OFF_PUSH,
+        )
+    )
     # beyond the paper (Geyer & Herr 2010; Wang et al. 2012): inhibit the uniarticular knee extensors
     # of a stance leg whose knee extends past theta_off; gain 0 (the default) is the paper's controller
     specs.append(

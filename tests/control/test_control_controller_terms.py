@@ -26,6 +26,35 @@ def test_lift_off_terms_by_muscle_role():
         assert lift[ix(f"vasti_{side}")] == -0.3
         assert lift[ix(f"soleus_{side}")] == 0.0
     assert lift[ix("neck_flexor")] == 0.0
+    # beyond the paper: lift.ankle excites the ankle extensors of a leg in lift-off (a push-off)
+    push = _lift_excitations(creature.model.muscles, 0.4, -0.3, 0.25)
+    for side in "rl":
+        assert push[ix(f"soleus_{side}")] == 0.25
+        assert push[ix(f"gastrocnemius_{side}")] == 0.25  # ankle extensor and knee flexor
+        assert push[ix(f"tibialis_anterior_{side}")] == 0.0
+    np.testing.assert_array_equal(
+        np.delete(push - lift, [ix(f"{m}_{s}") for m in ("soleus", "gastrocnemius") for s in "rl"]), 0.0
+    )
+
+
+def test_lift_ankle_acts_only_in_lift_off_and_is_off_by_default():
+    """lift.ankle (beyond the paper) joins the undelayed state terms of a leg in lift_off only; at
+    its default 0 the terms are the paper's."""
+    from musclewalk.control import Controller
+
+    creature = build_creature()
+    cm, ix = creature.model, creature.index
+    paper, push = Controller(cm, {}), Controller(cm, {"lift.ankle": 0.3})
+    stance, lift_off, swing = int(LegState.STANCE), int(LegState.LIFT_OFF), int(LegState.SWING)
+    for states in ((stance, swing), (swing, stance), (lift_off, stance)):
+        base, pushed = paper.state_terms(states)[0], push.state_terms(states)[0]
+        lifting = [s for leg, s in zip(states, "rl") if leg == lift_off]
+        for muscle in ("soleus", "gastrocnemius"):
+            for side in "rl":
+                extra = 0.3 if side in lifting else 0.0
+                assert pushed[ix(f"{muscle}_{side}")] == pytest.approx(base[ix(f"{muscle}_{side}")] + extra)
+        others = [i for i, m in enumerate(cm.muscles) if not m.name.startswith(("soleus", "gastrocnemius"))]
+        np.testing.assert_array_equal(pushed[others], base[others])
 
 
 def test_pair_groups_follow_joint_kind_and_side():

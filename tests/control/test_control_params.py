@@ -28,6 +28,7 @@ def test_parameter_list_structure(creature):
         "prep_foot.ahead",
         "ankle_fplus.onset",
         "ankle_fplus.ramp",
+        "lift.ankle",
         "knee_overextension.gain",
         "knee_overextension.theta_off",
         "stance_tibialis.stretch_gain",
