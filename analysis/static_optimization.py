@@ -1,5 +1,5 @@
-"""What a walker's motion would cost with the least muscle activation that reproduces it: a lower
-bound on the metabolic cost of transport of the same gait, against what its controller pays.
+"""What a walker's motion would cost with the least muscle activation that reproduces it, against
+what its controller pays; and what a lab trial of a person costs by the same accounting.
 
 For each run folder (best.json + optimized.osim; re-simulated 10 s at its speed as
 analysis/human_targets.py does) or `musclewalk simulate` folder, every control step from --skip s
@@ -12,24 +12,34 @@ on (default 2 s, the cycles `musclewalk compare` reads):
   length and velocity held: F_T,i(a) = cos(alpha_i) (a k_i + p_i), k_i = its active fibre force
   per unit of activation (F_max f_L f_V), p_i its passive fibre force (elastic and damping), both
   as simulated;
-- static optimization: the activations a in [0, 1] with the least mass-weighted sum of squares,
+- static optimization: the activations with the least mass-weighted sum of squares,
   sum_i m_i a_i^2 (the metabolic heat rates grow with muscle mass and activation), whose
-  generalized forces equal tau in every coordinate a muscle crosses. The simulation's own
-  activations satisfy this, so a solution always exists: the motion, the ground forces and every
-  other force element stay as simulated.
+  generalized forces equal tau in every coordinate a muscle crosses (a reserve torque per
+  coordinate at a cost of (tau / 1e-3 N m)^2 makes the match all but exact), each activation
+  between 1 and the least the muscle model allows: its minimum activation (0.01) and, while the
+  damped fibre shortens, the activation below which its tendon would push (a k + p >= 0). The
+  simulation's own activations satisfy this, so a solution always exists: the motion, the ground
+  forces and every other force element stay as simulated.
 
 Both activation patterns are then charged by the run's own metabolic model (Wang et al. 2012,
 musclewalk.measures.metabolics; excitation = activation for the optimized one): the controller's
 cost of transport over the window, the static-optimization one, and each by heat term and by
-muscle. The difference is what the controller's muscle coordination costs (co-contraction,
-excitations that make no force) beyond what the motion needs; the static-optimization cost is
-what this gait costs with these muscles, whatever controller drives it. Approximations: the fibre
-lengths and velocities are the simulated ones (other tendon forces would stretch the compliant
-tendons differently), and activation dynamics are left out (excitation = activation): both make
-the bound lower.
+muscle; then what the muscles' generalized forces do at each coordinate (power), and for the hip,
+knee and ankle per leg phase against the gaitutils normative joint powers. The difference is what
+the controller's muscle coordination costs (co-contraction, excitations that make no force)
+beyond what the motion needs; the static-optimization cost estimates what this gait costs with
+these muscles, whatever controller drives it (sum m a^2 is not the Wang rate, and the fibre
+lengths and velocities are the simulated ones, where other tendon forces would stretch the
+compliant tendons differently; activation dynamics are left out).
+
+--trial MODEL IK LOADS does the same for a person's lab trial (as `musclewalk compare --trial`
+takes it): inverse dynamics of its coordinates (filtered at --lowpass Hz) under its ground
+reaction loads gives the generalized forces, the muscles' rigid-tendon forces at its kinematics
+the gains, reserve torques cost (tau / --reserve N m)^2, and its speed is the root's plus a
+treadmill belt's, read from the foot on it.
 
     python3.11 analysis/static_optimization.py RUN_OR_SIM [RUN_OR_SIM ...] [--skip 2] [--every 2]
-        [--work DIR] [--out FILE.md] [--json FILE.json]
+        [--trial MODEL IK LOADS] [--work DIR] [--out FILE.md] [--json FILE.json]
 """
 
 from __future__ import annotations
@@ -43,7 +53,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from lxml import etree
-from scipy.optimize import minimize
+from scipy.optimize import lsq_linear
 
 from musclewalk.analysis.gait import read_storage
 from musclewalk.measures.metabolics import (
@@ -62,6 +72,7 @@ from run_folders import write_whole  # noqa: E402
 HEAT_TERMS = ("activation", "maintenance", "shortening", "work")
 MOMENT_ARM_FLOOR = 1e-5  # m: a muscle whose moment arm about a coordinate stays below this does not cross it
 PROBE_POSES = 25  # poses on which the crossing pairs are found
+SIMULATION_RESERVE = 1e-3  # N m: a reserve torque this small costs as much as a fully active kilogram
 
 
 def _root_coordinates(model) -> set[str]:
@@ -77,9 +88,11 @@ def _root_coordinates(model) -> set[str]:
     return roots
 
 
-def moment_arms(model_path: Path, states: pd.DataFrame, muscles: list[str]) -> tuple[list[str], np.ndarray]:
-    """(coordinates, r[frame, coordinate, muscle]) at the poses of ``states`` (a states.sto
-    table): every non-root coordinate that some muscle crosses."""
+def moment_arms(
+    model_path: Path, states: pd.DataFrame, muscles: list[str]
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """(coordinates, r[frame, coordinate, muscle], each muscle's minimum activation) at the poses
+    of ``states`` (a states.sto table): every non-root coordinate that some muscle crosses."""
     from musclewalk.opensim_env import import_opensim
 
     osim = import_opensim()
@@ -120,49 +133,57 @@ def moment_arms(model_path: Path, states: pd.DataFrame, muscles: list[str]) -> t
         pose(k)
         for row, c, i in pairs:
             arms[k, row, i] = handles[i].computeMomentArm(state, coordinate_handles[c])
-    return [candidates[c] for c in kept], arms
+    return [candidates[c] for c in kept], arms, minimum_activations(osim, handles)
 
 
-def _least_activation_step(gain: np.ndarray, simulated: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
-    """One frame: the activations in [0, 1] with the least sum_i w_i a_i^2 whose ``gain @ a``
-    (generalized forces per unit activation, (coordinates, muscles)) equals ``gain @ simulated``;
-    None when the solver does not converge."""
-    # the independent combinations of the coordinates' equations (the rows of a few muscles
-    # repeat each other: an arm's coordinates, a muscle crossing two joints)
-    scale = np.maximum(np.abs(gain).max(axis=1), 1e-9)
-    u, sv, vt = np.linalg.svd(gain / scale[:, None], full_matrices=False)
-    rank = int((sv > 1e-8 * sv.max()).sum()) if sv.size and sv.max() > 0 else 0
-    A = sv[:rank, None] * vt[:rank]
-    b = u[:, :rank].T @ (gain @ simulated / scale)
-    result = minimize(
-        lambda a: float(weights @ (a * a)), simulated, jac=lambda a: 2.0 * weights * a,
-        constraints=[{"type": "eq", "fun": lambda a: A @ a - b, "jac": lambda a: A}],
-        bounds=[(0.0, 1.0)] * len(weights), method="SLSQP", options={"maxiter": 200, "ftol": 1e-10},
-    )  # fmt: skip
-    a = np.clip(result.x, 0.0, 1.0)
-    if np.abs(A @ a - b).max(initial=0.0) < 1e-6 and weights @ (a * a) <= weights @ (simulated**2):
-        return a
-    return None
+def minimum_activations(osim, muscles) -> np.ndarray:
+    """Each muscle's minimum activation (a Millard muscle's minimum_activation; 0 for others)."""
+    out = []
+    for m in muscles:
+        millard = osim.Millard2012EquilibriumMuscle.safeDownCast(m)
+        out.append(float(millard.get_minimum_activation()) if millard is not None else 0.0)
+    return np.array(out)
+
+
+def activation_floor(per_activation: np.ndarray, passive: np.ndarray, minimum: np.ndarray) -> np.ndarray:
+    """The least activation each muscle may take (frames, muscles): the model's minimum activation,
+    and the activation below which its damped passive force would make the tendon push
+    (a k + p < 0 while the fibre shortens), at most 1."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        no_push = np.where((per_activation > 0) & (passive < 0), -passive / per_activation, 0.0)
+    return np.minimum(1.0, np.maximum(minimum[None, :], no_push))
+
+
+def least_activation_frame(
+    gain: np.ndarray, required: np.ndarray, lower: np.ndarray, weights: np.ndarray, reserve: float
+) -> np.ndarray:
+    """One frame: the activations a in [``lower``, 1] with the least sum_i w_i a_i^2 +
+    sum_j ((required_j - (gain a)_j) / reserve)^2, ``gain`` (coordinates, muscles) the generalized
+    force per unit activation: a bounded least-squares problem (BVLS), the second sum the reserve
+    torques' cost (a small ``reserve``, N m, makes the match all but exact)."""
+    fixed = lower >= 1.0 - 1e-12  # muscles that must be fully active (lsq_linear needs lb < ub)
+    a = np.where(fixed, 1.0, lower)
+    free = ~fixed
+    if free.any():
+        system = np.vstack([np.diag(np.sqrt(weights[free])), gain[:, free] / reserve])
+        target = np.concatenate([np.zeros(int(free.sum())), (required - gain[:, fixed] @ a[fixed]) / reserve])
+        a[free] = lsq_linear(system, target, bounds=(lower[free], np.ones(int(free.sum()))), method="bvls").x
+    return a
 
 
 def least_activation(
     arms: np.ndarray, per_activation: np.ndarray, cos_pennation: np.ndarray, activation: np.ndarray,
-    weights: np.ndarray,
-) -> tuple[np.ndarray, int]:  # fmt: skip
-    """Per frame the activations in [0, 1] with the least sum_i w_i a_i^2 whose generalized forces
-    (sum_i r_ij cos_i (a_i k_i + p_i)) equal those of the simulated ``activation`` (the passive
-    p_i, the same in both, cancel); arrays (frames, muscles), ``arms`` (frames, coordinates,
-    muscles). Returns (activations, how many frames kept the simulated ones, feasible by
-    construction, because the solver did not converge)."""
-    solution, unsolved = activation.copy(), 0
+    lower: np.ndarray, weights: np.ndarray, reserve: float = SIMULATION_RESERVE,
+) -> np.ndarray:  # fmt: skip
+    """Per frame the activations in [``lower``, 1] with the least sum_i w_i a_i^2 whose generalized
+    forces (sum_i r_ij cos_i (a_i k_i + p_i)) are those of the simulated ``activation`` (the
+    passive p_i, the same in both, cancel; `least_activation_frame`); arrays (frames, muscles),
+    ``arms`` (frames, coordinates, muscles)."""
+    solution = np.empty_like(activation)
     for k in range(len(activation)):
         gain = arms[k] * (cos_pennation[k] * per_activation[k])[None, :]
-        a = _least_activation_step(gain, activation[k], weights)
-        if a is None:
-            unsolved += 1
-        else:
-            solution[k] = a
-    return solution, unsolved
+        solution[k] = least_activation_frame(gain, gain @ activation[k], lower[k], weights, reserve)
+    return solution
 
 
 PHASE_ORDER = ["stance", "lift_off", "swing", "stance_preparation"]  # the FSM's order (eq. 8)
@@ -253,11 +274,12 @@ def cost_table(sim: Path, skip: float, every: int) -> dict:
     )
     cos_pennation = np.clip(cos_pennation, 0.0, 1.0)
 
-    coordinates, arms = moment_arms(Path(summary["model"]), states, names)
+    coordinates, arms, minimum = moment_arms(Path(summary["model"]), states, names)
     masses = muscle_masses(
         [m.max_isometric_force for m in meta.muscles], [m.optimal_fiber_length for m in meta.muscles]
     )
-    optimized, unsolved = least_activation(arms, per_activation, cos_pennation, activation, masses)
+    lower = np.minimum(activation_floor(per_activation, passive, minimum), activation)
+    optimized = least_activation(arms, per_activation, cos_pennation, activation, lower, masses)
 
     # the generalized forces of both patterns agree (a check of the solution, N m per kg)
     def generalized(a):
@@ -319,7 +341,6 @@ def cost_table(sim: Path, skip: float, every: int) -> dict:
         "model": summary["model"],
         "window_s": [float(time[0]), float(time[-1])],
         "frames": len(time),
-        "frames_not_optimized": unsolved,
         "speed_m_s": speed,
         "body_mass_kg": mass,
         "coordinates": coordinates,
@@ -367,8 +388,6 @@ def trial_cost(model_path: Path, ik_path: Path, loads_path: Path, lowpass_hz: fl
     (every force element excluded) less the muscles' passive forces, about every non-root
     coordinate a muscle crosses; a reserve torque per coordinate, costing (tau / ``reserve``)^2
     against sum_i m_i a_i^2 (N m, kg), keeps every frame solvable."""
-    from scipy.optimize import lsq_linear
-
     from musclewalk.analysis.kinetics import coordinate_splines, inverse_dynamics
     from musclewalk.opensim_env import import_opensim
 
@@ -385,6 +404,14 @@ def trial_cost(model_path: Path, ik_path: Path, loads_path: Path, lowpass_hz: fl
     values, speeds = coordinate_splines(model, ik_path, None, times, lowpass_hz)
     feet = sorted({e.text.strip() for e in etree.parse(str(loads_path)).iter("applied_to_body")})
     data = _trial_muscle_states(model, state, values, speeds, len(times), feet)
+    # where even full activation leaves the rigid-tendon fibre force negative OpenSim clamps it at
+    # 0 (its passive force then reads minus the active): the muscle makes no force in that frame
+    clamped = (data["passive"] < 0) & (
+        np.abs(data["active"] + data["passive"]) <= 1e-9 + 1e-9 * data["active"]
+    )
+    for key in ("active", "passive", "fibre_active", "fibre_passive"):
+        data[key][clamped] = 0.0
+    minimum = minimum_activations(osim, [muscle_set.get(i) for i in range(len(names))])
     coords = model.getCoordinateSet()
     all_coordinates = [coords.get(c).getName() for c in range(coords.getSize())]
     roots = _root_coordinates(model)
@@ -399,11 +426,10 @@ def trial_cost(model_path: Path, ik_path: Path, loads_path: Path, lowpass_hz: fl
     masses = fmax / SPECIFIC_TENSION * MUSCLE_DENSITY * lopt
     activation = np.empty((len(times), len(names)))
     reserves = np.empty_like(required)
+    lower = activation_floor(data["active"], data["passive"], minimum)
     for k in range(len(times)):
         gain = arms[k] * data["active"][k][None, :]
-        system = np.vstack([np.diag(np.sqrt(masses)), gain / reserve])
-        target = np.concatenate([np.zeros(len(names)), required[k] / reserve])
-        activation[k] = lsq_linear(system, target, bounds=(0.0, 1.0), method="bvls").x
+        activation[k] = least_activation_frame(gain, required[k], lower[k], masses, reserve)
         reserves[k] = required[k] - gain @ activation[k]
     heat = metabolic_rates(
         masses, activation, activation, data["length"], data["velocity"],
@@ -466,7 +492,7 @@ def markdown(name: str, result: dict) -> str:
     c, s = result["controller"], result["static_optimization"]
     lines = [
         f"{name}: {result['frames']} control steps from {result['window_s'][0]:.2f} to "
-        f"{result['window_s'][1]:.2f} s ({result['frames_not_optimized']} kept as simulated) at "
+        f"{result['window_s'][1]:.2f} s at "
         f"{result['speed_m_s']:.2f} m/s, {len(result['coordinates'])} "
         f"coordinates matched (largest generalized-force difference "
         f"{result['generalized_force_mismatch_N_m_per_kg']:.1e} N m/kg)",

@@ -995,29 +995,39 @@ def test_static_optimization_turns_off_the_antagonist_and_shares_by_gain():
     """One coordinate, two agonists (gains 2 and 1 per unit activation) and an antagonist (-1), all
     at 0.3: the least sum of a^2 with the same generalized force (0.6) is a = (0.24, 0.12, 0), the
     agonists in proportion to their gains; a repeated row (a coordinate whose equation another
-    repeats) changes nothing."""
+    repeats) changes nothing; a floor holds a muscle up, and a floor of 1 fixes it."""
     import numpy as np
 
     sys.path.insert(0, str(REPO / "analysis"))
-    import static_optimization
+    import static_optimization as so
 
-    simulated = np.full(3, 0.3)
-    weights = np.ones(3)
+    simulated, weights, zero = np.full(3, 0.3), np.ones(3), np.zeros(3)
     gain = np.array([[2.0, 1.0, -1.0]])
-    a = static_optimization._least_activation_step(gain, simulated, weights)
+    a = so.least_activation_frame(gain, gain @ simulated, zero, weights, 1e-3)
     assert a == pytest.approx([0.24, 0.12, 0.0], abs=1e-6)
-    again = static_optimization._least_activation_step(np.vstack([gain, gain]), simulated, weights)
-    assert again == pytest.approx(a, abs=1e-6)
+    twice = np.vstack([gain, gain])
+    assert so.least_activation_frame(twice, twice @ simulated, zero, weights, 1e-3) == pytest.approx(
+        a, abs=1e-6
+    )
     # mass weights: a muscle twice as heavy carries less (a_i = mu g_i / w_i)
-    heavy = static_optimization._least_activation_step(gain, simulated, np.array([2.0, 1.0, 1.0]))
+    heavy = so.least_activation_frame(gain, gain @ simulated, zero, np.array([2.0, 1.0, 1.0]), 1e-3)
     assert heavy == pytest.approx([1 / 5, 1 / 5, 0.0], abs=1e-6)  # 2 a1 + a2 = 0.6, a1 = a2
+    floored = so.least_activation_frame(gain, gain @ simulated, np.array([0.0, 0.0, 0.1]), weights, 1e-3)
+    assert floored == pytest.approx([0.28, 0.14, 0.1], abs=1e-6)  # 2 a1 + a2 = 0.7
+    fixed = so.least_activation_frame(gain, gain @ simulated, np.array([0.0, 0.0, 1.0]), weights, 1e-3)
+    assert fixed[2] == 1.0 and 2 * fixed[0] + fixed[1] == pytest.approx(1.6, abs=1e-6)
+    # the floor: the model's minimum activation, or what keeps a damped fibre from pushing
+    floor = so.activation_floor(
+        np.array([[100.0, 100.0, 0.0, 50.0]]), np.array([[20.0, -30.0, -5.0, -80.0]]), np.full(4, 0.01)
+    )
+    assert floor.tolist() == [[0.01, 0.3, 0.01, 1.0]]
     # per frame, through the arrays the script builds: arms (frames, coordinates, muscles)
     arms = np.array([[[0.05, 0.05, -0.05]]] * 2)
     per_activation = np.array([[40.0, 20.0, 20.0]] * 2)
-    solution, unsolved = static_optimization.least_activation(
-        arms, per_activation, np.ones((2, 3)), np.full((2, 3), 0.3), weights
+    solution = so.least_activation(
+        arms, per_activation, np.ones((2, 3)), np.full((2, 3), 0.3), np.zeros((2, 3)), weights
     )
-    assert unsolved == 0 and solution == pytest.approx(np.array([[0.24, 0.12, 0.0]] * 2), abs=1e-6)
+    assert solution == pytest.approx(np.array([[0.24, 0.12, 0.0]] * 2), abs=1e-6)
 
 
 def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forces(tmp_path):
@@ -1028,8 +1038,8 @@ def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forc
     r = run_script("static_optimization.py", sim, "--skip", 0.4, "--every", 4, "--out", out, "--json", result)
     assert r.returncode == 0, r.stderr[-2000:]
     data = json.loads(result.read_text())[str(sim)]
-    assert data["frames"] == 31 and data["frames_not_optimized"] == 0
-    assert data["generalized_force_mismatch_N_m_per_kg"] < 1e-8
+    assert data["frames"] == 31
+    assert data["generalized_force_mismatch_N_m_per_kg"] < 1e-4
     assert {"hip_flexion_r", "knee_angle_l", "ankle_angle_r"} <= set(data["coordinates"])
     assert not any(c.startswith("root") for c in data["coordinates"])
     controller, least = data["controller"], data["static_optimization"]
@@ -1045,7 +1055,7 @@ def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forc
 def test_static_optimization_charges_a_lab_trial(tmp_path):
     """OpenSim's subject01 (a treadmill trial; ../shared/reference): every frame solved by its
     muscles (reserves of a few thousandths of a N m), the belt speed read from the feet, and a cost
-    of transport in the range the README reports (5.2 J/(kg m))."""
+    of transport in the range the README reports (6.0 J/(kg m))."""
     import json
 
     out = tmp_path / "trial.json"
@@ -1063,7 +1073,7 @@ def test_static_optimization_charges_a_lab_trial(tmp_path):
     assert max(trial["reserve_rms_N_m"].values()) < 0.05
     assert 1.0 < trial["belt_speed_m_s"] < 1.3 and 1.0 < trial["speed_m_s"] < 1.3
     cost = trial["static_optimization"]["cost_of_transport_J_per_kg_m"]
-    assert 4.5 < cost < 6.0
+    assert 5.0 < cost < 7.0
     assert "| gross cost of transport, J/(kg m) |" in r.stdout
     missing = run_script("static_optimization.py", "--trial", "a.osim", "b.mot", "c.xml")
     assert missing.returncode == 2 and "a.osim: no such file" in missing.stderr
