@@ -1,7 +1,8 @@
 """Issue 14's targets for a human-like Human, measured on a run re-simulated from its committed
 files: one Markdown table per run of each target, its value (right / left), the target, the human
 value and whether it is met; below it what shows the gait's causes (knee-limit torque, the costliest
-muscles, the most switching excitations).
+muscles, the most switching excitations, what the same motion costs with the least muscle activation
+and where its muscles' sagittal power goes: analysis/static_optimization.py).
 
 For each run folder (best.json + optimized.osim): `musclewalk simulate` 10 s at the run's speed,
 `musclewalk analyze` (cost of transport) and `musclewalk compare` (cycles after 2 s against the
@@ -27,6 +28,7 @@ from musclewalk.analysis.reference import normative
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import static_optimization  # noqa: E402
 from committed_comparison import resimulate_or_fall  # noqa: E402
 from run_folders import runs_parser  # noqa: E402
 
@@ -267,7 +269,34 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
     return lines
 
 
-def table(name: str, analysis: dict, comparison: dict) -> str:
+def motion_lines(motion: dict | None) -> list[str]:
+    """What the motion itself costs and where its muscles' sagittal power goes (an
+    analysis/static_optimization.py result; not targets)."""
+    if not motion:
+        return []
+    c, s = motion["controller"], motion["static_optimization"]
+    lines = [
+        "the same motion with the least muscle activation (analysis/static_optimization.py): cost of "
+        f"transport {s['cost_of_transport_J_per_kg_m']:.1f} J/(kg m), the controller's "
+        f"{c['cost_of_transport_J_per_kg_m']:.1f} (after {motion['window_s'][0]:.0f} s)"
+    ]
+    phases = motion.get("sagittal_power_by_leg_phase_W_per_kg") or {}
+    sagittal = motion.get("sagittal_power_W_per_kg") or {}
+    if sagittal:
+        parts = []
+        for joint, v in sagittal.items():
+            stance = phases.get(joint, {}).get("stance", (0.0, 0.0))
+            lift_off = phases.get(joint, {}).get("lift_off", (0.0, 0.0))
+            parts.append(
+                f"{joint} +{v['walker'][0]:.2f} / {v['walker'][1]:.2f} (stance +{stance[0]:.2f} / "
+                f"{stance[1]:.2f}, lift-off +{lift_off[0]:.2f}; people +{v['people'][0]:.2f} / "
+                f"{v['people'][1]:.2f})"
+            )
+        lines.append("muscles' sagittal power per leg, W/kg, positive / negative: " + ", ".join(parts))
+    return lines
+
+
+def table(name: str, analysis: dict, comparison: dict, motion: dict | None = None) -> str:
     rows = target_rows(analysis, comparison)
     met = sum(r[4] for r in rows)
     lines = [
@@ -285,6 +314,7 @@ def table(name: str, analysis: dict, comparison: dict) -> str:
         *spatiotemporal_lines(comparison),
         *kinetics_lines(comparison),
         *diagnostics(analysis),
+        *motion_lines(motion),
     ]
     if extra:
         lines += ["", *(f"- {line}" for line in extra)]
@@ -381,7 +411,8 @@ def main(argv=None) -> int:
             if not both_legs_measured(comparison):
                 tables.append(no_cycle_table(str(run), analysis))
             else:
-                tables.append(table(str(run), analysis, comparison))
+                motion = static_optimization.cost_table(work / f"{run.name}-sim", 2.0, 2)
+                tables.append(table(str(run), analysis, comparison, motion))
             print(tables[-1], flush=True)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

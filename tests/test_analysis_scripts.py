@@ -138,6 +138,20 @@ def test_human_targets_judge_each_figure():
         "- costliest muscles, W (mean activation): vasti_r 157 (0.42)",
         "- most switching excitations, per s: hip_abductor_posterior_l 31",
     ]
+    # what the same motion costs with the least activation (analysis/static_optimization.py)
+    motion = {
+        "window_s": [2.0, 10.0],
+        "controller": {"cost_of_transport_J_per_kg_m": 12.61},
+        "static_optimization": {"cost_of_transport_J_per_kg_m": 11.33},
+        "sagittal_power_W_per_kg": {"hip": {"walker": (0.85, -0.07), "people": (0.23, -0.09)}},
+        "sagittal_power_by_leg_phase_W_per_kg": {"hip": {"stance": (0.64, -0.02), "lift_off": (0.11, -0.02)}},
+    }
+    assert table("x", analysis, comparison, motion).splitlines()[-2:] == [
+        "- the same motion with the least muscle activation (analysis/static_optimization.py): cost of "
+        "transport 11.3 J/(kg m), the controller's 12.6 (after 2 s)",
+        "- muscles' sagittal power per leg, W/kg, positive / negative: hip +0.85 / -0.07 (stance +0.64 / "
+        "-0.02, lift-off +0.11; people +0.23 / -0.09)",
+    ]
     sources = {
         "vasti_r": {
             "stance": {"excitation": 0.15, "constant": 0.06, "force_feedback": 0.15, "remainder": -0.06},
