@@ -215,6 +215,35 @@ def _sagittal_power(joint_power: dict, passive_power: dict, mass: float) -> dict
     return out
 
 
+def _sagittal_power_by_muscle(
+    names: list[str], coordinates: list[str], arms: np.ndarray, active: np.ndarray, passive: np.ndarray,
+    speeds: np.ndarray, mass: float,
+) -> dict:  # fmt: skip
+    """{joint: {muscle: {"active": net W/kg, "passive": net W/kg}}}: the mean power each leg muscle's
+    active and passive tendon force (``active``, ``passive``: along the tendon, (frames, muscles))
+    delivers at the joint's sagittal coordinate, per leg (both legs averaged, the muscle named
+    without its side), the largest first."""
+    out: dict = {}
+    for joint, coordinate in SAGITTAL.items():
+        sums: dict = {}
+        for side in "rl":
+            if f"{coordinate}_{side}" not in coordinates:
+                continue
+            j = coordinates.index(f"{coordinate}_{side}")
+            for i, name in enumerate(names):
+                if not name.endswith(f"_{side}") or not np.any(arms[:, j, i]):
+                    continue
+                base = name[: -len(side) - 1]
+                entry = sums.setdefault(base, {"active": 0.0, "passive": 0.0})
+                entry["active"] += float((arms[:, j, i] * active[:, i] * speeds[:, j]).mean()) / (2 * mass)
+                entry["passive"] += float((arms[:, j, i] * passive[:, i] * speeds[:, j]).mean()) / (2 * mass)
+        if sums:
+            out[joint] = dict(
+                sorted(sums.items(), key=lambda kv: -abs(kv[1]["active"]) - abs(kv[1]["passive"]))
+            )
+    return out
+
+
 def _power_by_phase(
     sim: Path, time: np.ndarray, coordinates: list[str], power: np.ndarray, mass: float
 ) -> dict:
@@ -324,12 +353,16 @@ def cost_table(sim: Path, skip: float, every: int) -> dict:
     passive_net = {name: float(passive_power[:, j].mean()) for j, name in enumerate(coordinates)}
     sagittal = _sagittal_power(joint_power, passive_net, mass)
     by_phase = _power_by_phase(sim, time, coordinates, power, mass)
+    by_muscle = _sagittal_power_by_muscle(
+        names, coordinates, arms, cos_pennation * active, cos_pennation * passive, speeds, mass
+    )
     fibre_power = active * velocity  # W per muscle, shortening (v < 0) produces: -F v > 0
     return {
         "simulation": str(sim),
         "muscle_joint_power_W": joint_power,
         "sagittal_power_W_per_kg": sagittal,
         "sagittal_power_by_leg_phase_W_per_kg": by_phase,
+        "sagittal_power_by_muscle_W_per_kg": by_muscle,
         "muscle_joint_work_rate_W": {
             "positive": float(np.maximum(power, 0).sum(axis=1).mean()),
             "negative": float(np.minimum(power, 0).sum(axis=1).mean()),
@@ -542,6 +575,18 @@ def markdown(name: str, result: dict) -> str:
                 f"| {joint} | +{v['walker'][0]:.2f} / {v['walker'][1]:.2f} | {split} | "
                 f"{v['walker_passive_net']:+.2f} | "
                 f"+{v['people'][0]:.2f} / {v['people'][1]:.2f} |"
+            )
+    by_muscle = result.get("sagittal_power_by_muscle_W_per_kg")
+    if by_muscle:
+        lines += [
+            "",
+            "Of it, net over the cycle by muscle (active / passive tendon force), W/kg per leg:",
+            "",
+        ]
+        for joint, muscles in by_muscle.items():
+            shown = list(muscles.items())[:4]
+            lines.append(
+                f"- {joint}: " + ", ".join(f"{m} {v['active']:+.2f} / {v['passive']:+.2f}" for m, v in shown)
             )
     lines += [
         "",

@@ -1060,6 +1060,11 @@ def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forc
     assert least["rate_W"] <= controller["rate_W"]
     assert least["terms_W"]["basal"] == controller["terms_W"]["basal"]
     assert set(data["sagittal_power_W_per_kg"]) == {"hip", "knee", "ankle"}
+    # by muscle, active and passive: the parts add up to the joint's net muscle power
+    hip_total = data["sagittal_power_W_per_kg"]["hip"]["walker"]
+    parts = data["sagittal_power_by_muscle_W_per_kg"]["hip"].values()
+    assert sum(v["active"] + v["passive"] for v in parts) == pytest.approx(sum(hip_total), abs=1e-9)
+    assert "hamstrings" in data["sagittal_power_by_muscle_W_per_kg"]["knee"]
     assert "| gross cost of transport, J/(kg m) |" in r.stdout and out.read_text().strip() == r.stdout.strip()
     bad = run_script("static_optimization.py", tmp_path)
     assert bad.returncode == 2 and "neither a run folder" in bad.stderr
