@@ -45,6 +45,7 @@ treadmill belt's, read from the foot on it.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
 import tempfile
@@ -174,15 +175,20 @@ def least_activation_frame(
 def least_activation(
     arms: np.ndarray, per_activation: np.ndarray, cos_pennation: np.ndarray, activation: np.ndarray,
     lower: np.ndarray, weights: np.ndarray, reserve: float = SIMULATION_RESERVE,
+    removed_passive: np.ndarray | None = None,
 ) -> np.ndarray:  # fmt: skip
     """Per frame the activations in [``lower``, 1] with the least sum_i w_i a_i^2 whose generalized
     forces (sum_i r_ij cos_i (a_i k_i + p_i)) are those of the simulated ``activation`` (the
     passive p_i, the same in both, cancel; `least_activation_frame`); arrays (frames, muscles),
-    ``arms`` (frames, coordinates, muscles)."""
+    ``arms`` (frames, coordinates, muscles). ``removed_passive``: passive fibre forces taken out
+    of the model (a counterfactual), which the activations must then make up for."""
     solution = np.empty_like(activation)
     for k in range(len(activation)):
         gain = arms[k] * (cos_pennation[k] * per_activation[k])[None, :]
-        solution[k] = least_activation_frame(gain, gain @ activation[k], lower[k], weights, reserve)
+        required = gain @ activation[k]
+        if removed_passive is not None:
+            required = required + arms[k] @ (cos_pennation[k] * removed_passive[k])
+        solution[k] = least_activation_frame(gain, required, lower[k], weights, reserve)
     return solution
 
 
@@ -276,7 +282,7 @@ def _columns(muscles_csv: pd.DataFrame, names: list[str], quantity: str) -> np.n
     return muscles_csv[[f"{n}.{quantity}" for n in names]].to_numpy()
 
 
-def cost_table(sim: Path, skip: float, every: int) -> dict:
+def cost_table(sim: Path, skip: float, every: int, without_passive: tuple = ()) -> dict:
     summary = json.loads((sim / "summary.json").read_text())
     meta = load_meta(summary["model"])
     names = [m.name for m in meta.muscles]
@@ -323,7 +329,7 @@ def cost_table(sim: Path, skip: float, every: int) -> dict:
     )
     speed = distance / duration
 
-    def charged(u, a):
+    def charged(u, a, passive=passive):
         heat = metabolic_rates(
             masses, u, a, length, velocity, a * per_activation + passive, a * per_activation
         )
@@ -337,6 +343,30 @@ def cost_table(sim: Path, skip: float, every: int) -> dict:
             "terms_W": terms,
             "mean_activation": {n: float(a[:, i].mean()) for i, n in enumerate(names)},
             "muscle_W": {n: float(per_muscle[i]) for i, n in enumerate(names)},
+        }
+
+    counterfactual = {}
+    if without_passive:
+        # the same motion if these muscles had no passive fibre force (elastic and damping)
+        removed = np.zeros_like(passive)
+        chosen = [i for i, n in enumerate(names) if any(fnmatch.fnmatch(n, p) for p in without_passive)]
+        if not chosen:
+            raise ValueError(f"--without-passive {' '.join(without_passive)}: no muscle of {sim} matches")
+        removed[:, chosen] = passive[:, chosen]
+        kept = passive - removed
+        floor = np.maximum(activation_floor(per_activation, kept, minimum), 0.0)
+        without = least_activation(
+            arms, per_activation, cos_pennation, activation, floor, masses, removed_passive=removed
+        )
+        reserve = np.einsum("kci,ki->kc", arms, cos_pennation * (without * per_activation + kept))
+        reserve = generalized(activation) - reserve
+        counterfactual = {
+            "without_passive": {
+                "muscles": [names[i] for i in chosen],
+                "largest_reserve_N_m": float(np.abs(reserve).max()),
+                "frames_short_N_m_above_1": int((np.abs(reserve).max(axis=1) > 1.0).sum()),
+                **charged(without, without, kept),
+            }
         }
 
     # what the muscles' generalized forces do at each coordinate: mean positive and negative
@@ -381,6 +411,7 @@ def cost_table(sim: Path, skip: float, every: int) -> dict:
         # the simulation's own signals (its excitation and activation), as `musclewalk analyze` charges them
         "controller": charged(excitation, activation),
         "static_optimization": charged(optimized, optimized),
+        **counterfactual,
     }
 
 
@@ -523,6 +554,7 @@ def trial_markdown(result: dict) -> str:
 
 def markdown(name: str, result: dict) -> str:
     c, s = result["controller"], result["static_optimization"]
+    w = result.get("without_passive")
     lines = [
         f"{name}: {result['frames']} control steps from {result['window_s'][0]:.2f} to "
         f"{result['window_s'][1]:.2f} s at "
@@ -530,17 +562,40 @@ def markdown(name: str, result: dict) -> str:
         f"coordinates matched (largest generalized-force difference "
         f"{result['generalized_force_mismatch_N_m_per_kg']:.1e} N m/kg)",
         "",
-        "| | controller | least activation (static optimization) |",
-        "|---|---|---|",
-        f"| gross cost of transport, J/(kg m) | {c['cost_of_transport_J_per_kg_m']:.2f} | "
-        f"{s['cost_of_transport_J_per_kg_m']:.2f} |",
-        f"| metabolic rate, W | {c['rate_W']:.0f} | {s['rate_W']:.0f} |",
+        "| | controller | least activation (static optimization) |"
+        + (
+            (
+                " without their passive force |"
+                if not w["frames_short_N_m_above_1"]
+                else " without their passive force (short of the motion's forces: below) |"
+            )
+            if w
+            else ""
+        ),
+        "|---|---|---|" + ("---|" if w else ""),
     ]
-    for term in (*HEAT_TERMS, "basal"):
-        lines.append(
-            f"| {term}{' heat' if term in HEAT_TERMS[:3] else ''}, W | "
-            f"{c['terms_W'][term]:.0f} | {s['terms_W'][term]:.0f} |"
+    columns = [c, s, w] if w else [c, s]
+
+    def row(label: str, values: list) -> str:
+        return f"| {label} | " + " | ".join(values) + " |"
+
+    lines.append(
+        row(
+            "gross cost of transport, J/(kg m)", [f"{x['cost_of_transport_J_per_kg_m']:.2f}" for x in columns]
         )
+    )
+    lines.append(row("metabolic rate, W", [f"{x['rate_W']:.0f}" for x in columns]))
+    for term in (*HEAT_TERMS, "basal"):
+        label = f"{term}{' heat' if term in HEAT_TERMS[:3] else ''}, W"
+        lines.append(row(label, [f"{x['terms_W'][term]:.0f}" for x in columns]))
+    if w:
+        lines += [
+            "",
+            f"Without the passive fibre force of {', '.join(w['muscles'])} (the same motion; the muscles "
+            f"make up for it): the largest generalized force they could not make up "
+            f"{w['largest_reserve_N_m']:.1f} N m, above 1 N m in {w['frames_short_N_m_above_1']} of "
+            f"{result['frames']} control steps.",
+        ]
     jw, fw = result["muscle_joint_work_rate_W"], result["active_fibre_work_rate_W"]
     lines += [
         "",
@@ -615,6 +670,14 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
     ap.add_argument("--json", type=Path, help="write every result to this JSON file")
     ap.add_argument(
+        "--without-passive",
+        nargs="+",
+        default=(),
+        metavar="MUSCLE",
+        help="also the least activation for the same motion with these muscles' passive fibre force "
+        "taken out (names or patterns, e.g. 'hamstrings_*'): what their passive force saves or costs",
+    )
+    ap.add_argument(
         "--trial",
         type=Path,
         nargs=3,
@@ -645,11 +708,19 @@ def main(argv=None) -> int:
         work.mkdir(parents=True, exist_ok=True)
         for run in args.runs:
             sim = run if (run / "muscles.csv").is_file() else simulate_run(run, work)
-            results[str(run)] = cost_table(sim, args.skip, args.every)
+            try:
+                results[str(run)] = cost_table(sim, args.skip, args.every, tuple(args.without_passive))
+            except ValueError as exc:  # a run too short for --skip, a pattern naming no muscle
+                ap.error(str(exc))
             text.append(markdown(str(run), results[str(run)]))
             print(text[-1] + "\n", flush=True)
         if args.trial:
-            results["trial"] = trial_cost(*args.trial, args.lowpass, args.reserve)
+            from musclewalk.analysis.kinetics import KineticsError
+
+            try:
+                results["trial"] = trial_cost(*args.trial, args.lowpass, args.reserve)
+            except (KineticsError, ValueError, KeyError) as exc:  # a trial whose files do not fit
+                ap.error(f"--trial: {exc}")
             text.append(trial_markdown(results["trial"]))
             print(text[-1] + "\n", flush=True)
     if args.out:

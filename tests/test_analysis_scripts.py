@@ -1049,7 +1049,10 @@ def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forc
 
     sim = _simulate_committed("Human-walk-1.3-human", tmp_path / "sim", 1.0)
     out, result = tmp_path / "so.md", tmp_path / "so.json"
-    r = run_script("static_optimization.py", sim, "--skip", 0.4, "--every", 4, "--out", out, "--json", result)
+    r = run_script(
+        "static_optimization.py", sim, "--skip", 0.4, "--every", 4, "--out", out, "--json", result,
+        "--without-passive", "hamstrings_*", "rectus_femoris_r",
+    )  # fmt: skip
     assert r.returncode == 0, r.stderr[-2000:]
     data = json.loads(result.read_text())[str(sim)]
     assert data["frames"] == 31
@@ -1065,6 +1068,15 @@ def test_static_optimization_runs_on_a_simulation_and_keeps_its_generalized_forc
     parts = data["sagittal_power_by_muscle_W_per_kg"]["hip"].values()
     assert sum(v["active"] + v["passive"] for v in parts) == pytest.approx(sum(hip_total), abs=1e-9)
     assert "hamstrings" in data["sagittal_power_by_muscle_W_per_kg"]["knee"]
+    # the counterfactual: the same motion without those muscles' passive force
+    without = data["without_passive"]
+    assert without["muscles"] == ["hamstrings_r", "hamstrings_l", "rectus_femoris_r"]
+    assert without["terms_W"]["basal"] == controller["terms_W"]["basal"]
+    assert "without their passive force" in r.stdout
+    none = run_script("static_optimization.py", sim, "--skip", 0.4, "--without-passive", "biceps_*")
+    assert none.returncode == 2 and "no muscle of" in none.stderr and "Traceback" not in none.stderr
+    short = run_script("static_optimization.py", sim, "--skip", 5)
+    assert short.returncode == 2 and "ends before --skip 5.0 s" in short.stderr
     assert "| gross cost of transport, J/(kg m) |" in r.stdout and out.read_text().strip() == r.stdout.strip()
     bad = run_script("static_optimization.py", tmp_path)
     assert bad.returncode == 2 and "neither a run folder" in bad.stderr
