@@ -59,8 +59,6 @@ from scipy.optimize import lsq_linear
 from musclewalk.analysis.gait import read_storage
 from musclewalk.measures.metabolics import (
     BASAL_RATE,
-    MUSCLE_DENSITY,
-    SPECIFIC_TENSION,
     metabolic_rates,
     muscle_masses,
 )
@@ -487,7 +485,7 @@ def trial_cost(model_path: Path, ik_path: Path, loads_path: Path, lowpass_hz: fl
     required -= np.einsum("kci,ki->kc", arms, data["passive"])
     fmax = np.array([muscle_set.get(i).getMaxIsometricForce() for i in range(len(names))])
     lopt = np.array([muscle_set.get(i).getOptimalFiberLength() for i in range(len(names))])
-    masses = fmax / SPECIFIC_TENSION * MUSCLE_DENSITY * lopt
+    masses = muscle_masses(fmax, lopt)
     activation = np.empty((len(times), len(names)))
     reserves = np.empty_like(required)
     lower = activation_floor(data["active"], data["passive"], minimum)
