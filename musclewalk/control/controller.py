@@ -30,6 +30,9 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     (swing_foot.follow_shank; the paper's target is relative to the ground);
   * beyond the paper, off at 0: a k_ω term on the stance-preparation lower leg (gain.knee.kw; eq 28
     has none);
+  * beyond the paper, off at 0: a k_ω term on the swing and stance-preparation foot (gain.ankle.kw;
+    eq 29 has none), on the rate of its error: the foot's angular velocity less
+    swing_foot.follow_shank times the shank's;
   * beyond the paper, off at 0: swing-leg retraction, eq 14's velocity term on a stance-preparation
     foot (its origin, the ankle centre) toward zero horizontal ground speed, through that leg's hip
     and knee pairs (prep_foot.kv), while the foot is more than prep_foot.ahead leg lengths ahead
@@ -109,7 +112,7 @@ _ORIENTATION_FEATURES = (
     "trunk",  # eq 21, through the stance hips
     "upper_leg",  # eq 26-27, swing and stance-preparation hip targets
     "lower_leg",  # eq 28 (+ gain.knee.kw), stance-preparation knee
-    "foot",  # eq 29, swing and stance-preparation foot
+    "foot",  # eq 29 (+ gain.ankle.kw), swing and stance-preparation foot
     "head_orientation",  # eq 22, Q and omega of the head
 )
 _PLANES = (("sagittal", 2), ("coronal", 0), ("axial", 1))
@@ -274,7 +277,7 @@ class Controller:
             "swing": (p["gain.swing.kq"] * torque_unit, 0.0),
             "prep": (p["gain.prep.kq"] * torque_unit, p["gain.prep.kw"] * rate_torque_unit),
             "knee": (p["gain.knee.kq"] * torque_unit, p.get("gain.knee.kw", 0.0) * rate_torque_unit),
-            "ankle": (p["gain.ankle.kq"] * torque_unit, 0.0),
+            "ankle": (p["gain.ankle.kq"] * torque_unit, p.get("gain.ankle.kw", 0.0) * rate_torque_unit),
         }
         if self._has_head:
             head_M = M if cm.head_gain_mass is None else cm.head_gain_mass
@@ -301,6 +304,12 @@ class Controller:
             [cm.trunk_body, cm.trunk_body, *cm.upper_body, *cm.lower_body, *cm.foot_body, head], dtype=np.intp
         )
         self._upper_bodies = np.array(cm.upper_body, dtype=np.intp)
+        self._lower_bodies = np.array(cm.lower_body, dtype=np.intp)
+        # gain.ankle.kw damps the rate of eq 29's error: the foot's angular velocity less the
+        # moving target's, swing_foot.follow_shank times the shank's
+        self._foot_rate_shank_share = (
+            self.params["swing_foot.follow_shank"] if self.params.get("gain.ankle.kw", 0.0) > 0.0 else 0.0
+        )
 
     def _init_muscle_terms(self) -> None:
         """Per muscle: side, 1 / F_max, constant (eq 30-31), F+ (eq 23) and lift-off (eq 24-25) terms."""
@@ -607,6 +616,8 @@ class Controller:
         current_R = s.body_R[self._slot_body]
         error = rotation_log(target_R @ current_R.transpose(0, 2, 1))
         omega = s.body_omega[self._slot_body]
+        if self._foot_rate_shank_share > 0.0:
+            omega[_FOOT[0] : _FOOT[1] + 1] -= self._foot_rate_shank_share * s.body_omega[self._lower_bodies]
         if self._omega_filter_rate < 1.0:
             if self._omega_filtered is None:
                 self._omega_filtered = omega.copy()

@@ -42,6 +42,10 @@ gain.knee.kw                0 (off)         [0, 2]              beyond the paper
                                                                 velocity gain (eq 28 has none: the shank
                                                                 swings on undamped into the strike)
 gain.ankle.kq               0.1             [0, 2]              swing/prep foot (eq 29)
+gain.ankle.kw               0 (off)         [0, 2]              beyond the paper: swing/prep foot damping,
+                                                                on the rate of eq 29's error (the foot's
+                                                                angular velocity less follow_shank times
+                                                                the shank's)
 prep_foot.kv                0 (off)         [0, 1]              beyond the paper: prep foot ground-speed
                                                                 gain, an eq 14 kv force on the foot toward
                                                                 zero horizontal speed through its hip and
@@ -116,6 +120,7 @@ SWING_LEG_RETRACTION = "swing_leg_retraction"
 TERMINAL_SWING_RETRACTION = "terminal_swing_retraction"
 ANKLE_FORCE_FEEDBACK_ONSET = "ankle_force_feedback_onset"
 LIFT_OFF_PUSH = "lift_off_push"
+FOOT_DAMPING = "foot_damping"
 
 
 class ParameterError(ValueError):
@@ -317,6 +322,23 @@ def controller_parameter_specs(control_model) -> list:
         )
     )
     add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
+    # beyond the paper: eq 29 guides the swing foot by its orientation alone, and a walker's swing
+    # ankle rings (two 8-10 deg dorsiflexion bumps in each swing of the committed human-objective
+    # Human, where a person's ankle returns smoothly from push-off); a k_w term on the rate of the
+    # foot's error: its angular velocity less swing_foot.follow_shank times the shank's (the
+    # target's own rate); 0 is the paper's
+    specs.append(
+        ParamSpec(
+            "gain.ankle.kw",
+            0.0,
+            0.0,
+            2.0,
+            fb,
+            "swing/preparation foot angular-velocity gain on the rate of eq 29's error, "
+            "M g L sqrt(L/g) per rad/s (eq 29 + an eq 15 kw term)",
+            FOOT_DAMPING,
+        )
+    )
     # beyond the paper: the stance-preparation targets are orientations with zero angular velocity,
     # which can stop a swinging leg but not retract it, so every walker's foot lands still moving
     # forward at 2-3 m/s (people: under 1 m/s, the hamstrings retracting the leg in terminal

@@ -279,39 +279,74 @@ def test_angular_velocity_filter_low_passes_the_kw_terms():
     np.testing.assert_allclose(filtered, raw * -np.expm1(-dt / tau), atol=1e-12)
 
 
-def _prep_knee_feedback(kw: float, omega: float) -> np.ndarray:
-    """Feedback of a left leg in stance preparation whose lower leg turns at ``omega`` rad/s about
-    Z (the right leg in stance); every other feature gain 0, the lower leg's kq term off."""
+def _left_leg_feedback(state: str, params: dict, omegas: dict) -> np.ndarray:
+    """Feedback of a left leg in ``state`` (the right leg in stance) with the body rates ``omegas``
+    (body kind -> rad/s about Z, e.g. {"lower": 2.0}) and every constant and trunk, hip, knee and
+    foot gain 0 but those in ``params``."""
     from control_synth import base_sensors, zero_constants
 
     from musclewalk.control import Controller
 
     creature = build_creature()
     cm = creature.model
-    params = zero_constants(cm)
-    for name in ("gain.trunk.kq", "gain.trunk.kw", "gain.prep.kq", "gain.prep.kw", "gain.ankle.kq"):
-        params[name] = 0.0
-    params.update({"gain.knee.kq": 0.0, "gain.knee.kw": kw})
-    controller = Controller(cm, params)
-    controller.reset(("stance", "stance_preparation"))
+    gains = zero_constants(cm)
+    for name in ("trunk.kq", "trunk.kw", "swing.kq", "prep.kq", "prep.kw", "knee.kq", "ankle.kq"):
+        gains[f"gain.{name}"] = 0.0
+    gains.update(params)
+    controller = Controller(cm, gains)
+    controller.reset(("stance", state))
     sensors = base_sensors(creature)
-    sensors.body_omega[cm.lower_body[1]] = (0.0, 0.0, omega)
+    bodies = {"lower": cm.lower_body, "foot": cm.foot_body}
+    for kind, omega in omegas.items():
+        sensors.body_omega[bodies[kind][1]] = (0.0, 0.0, omega)
     controller.step(sensors)
     return controller.feedback.copy()
+
+
+def _prep_knee_feedback(kw: float, omega: float) -> np.ndarray:
+    """A left leg in stance preparation whose lower leg turns at ``omega``, its knee damped by kw."""
+    return _left_leg_feedback("stance_preparation", {"gain.knee.kw": kw}, {"lower": omega})
 
 
 def test_the_prep_lower_leg_damping_is_off_by_default_and_acts_on_the_knee_muscles():
     """gain.knee.kw (beyond the paper): a kw term of eq 15 on the stance-preparation lower leg.
     At 0 (the default, eq 28) the lower leg's angular velocity excites nothing; above 0 it excites
     the prep leg's knee muscles in proportion, and only them."""
+    _assert_damping_off_at_zero_and_proportional(_prep_knee_feedback, "knee")
+
+
+def _assert_damping_off_at_zero_and_proportional(feedback, joint: str) -> None:
+    """``feedback(kw, omega)``: nothing at kw 0; above it, in proportion to kw, and only on the left
+    leg's muscles that cross ``joint``."""
     creature = build_creature()
-    assert np.all(_prep_knee_feedback(0.0, 2.0) == _prep_knee_feedback(0.0, 0.0))
-    change = _prep_knee_feedback(0.5, 2.0) - _prep_knee_feedback(0.5, 0.0)
-    knee_left = {i for i, m in enumerate(creature.model.muscles) if m.side == "l" and "knee" in m.roles}
+    assert np.all(feedback(0.0, 2.0) == feedback(0.0, 0.0))
+    change = feedback(0.5, 2.0) - feedback(0.5, 0.0)
+    crossing = {i for i, m in enumerate(creature.model.muscles) if m.side == "l" and joint in m.roles}
     moved = set(np.flatnonzero(np.abs(change) > 1e-12))
-    assert moved and moved <= knee_left
+    assert moved and moved <= crossing
+    np.testing.assert_allclose(feedback(1.0, 2.0) - feedback(1.0, 0.0), 2.0 * change, atol=1e-12)
+
+
+def _swing_foot_feedback(kw: float, foot_omega: float, shank_omega: float = 0.0, follow: float = 0.0):
+    """A left leg in swing whose foot and shank turn at the given rates, its foot damped by kw."""
+    params = {"gain.ankle.kw": kw, "swing_foot.follow_shank": follow}
+    return _left_leg_feedback("swing", params, {"foot": foot_omega, "lower": shank_omega})
+
+
+def test_the_swing_foot_damping_is_off_by_default_and_damps_the_rate_of_the_foot_error():
+    """gain.ankle.kw (beyond the paper): a kw term on the swing foot (eq 29 has none) acting on the
+    rate of its error, the foot's angular velocity less follow_shank times the shank's. At 0 (the
+    default) the foot's rate excites nothing; above 0 it excites the swing leg's ankle muscles in
+    proportion, and only them; a foot turning with its moving target is not damped."""
+    _assert_damping_off_at_zero_and_proportional(_swing_foot_feedback, "ankle")
+    # the target follows 0.5 of the shank's pitch: a foot turning at half the shank's rate is on
+    # its target's course, and the shank's own rate alone is damped as the foot lagging behind it
+    still = _swing_foot_feedback(0.5, 0.0, shank_omega=0.0, follow=0.5)
+    np.testing.assert_allclose(_swing_foot_feedback(0.5, 1.0, shank_omega=2.0, follow=0.5), still, atol=1e-12)
     np.testing.assert_allclose(
-        _prep_knee_feedback(1.0, 2.0) - _prep_knee_feedback(1.0, 0.0), 2.0 * change, atol=1e-12
+        _swing_foot_feedback(0.5, 0.0, shank_omega=2.0, follow=0.5) - still,
+        -(_swing_foot_feedback(0.5, 1.0, follow=0.5) - still),
+        atol=1e-12,
     )
 
 
@@ -346,6 +381,8 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
         "stance_tibialis.theta_off": 0.1,
         "stance_tibialis.soleus_inhibition": 0.5,
         "gain.knee.kw": 0.2,
+        "gain.ankle.kw": 0.2,
+        "swing_foot.follow_shank": 0.5,
         "jt_equal_activation.weight": 0.7,
         "prep_foot.kv": 0.3,
     }

@@ -24,6 +24,7 @@ def test_parameter_list_structure(creature):
     assert [s.name for s in extensions] == [
         "swing_foot.follow_shank",
         "gain.knee.kw",
+        "gain.ankle.kw",
         "prep_foot.kv",
         "prep_foot.ahead",
         "ankle_fplus.onset",
@@ -46,6 +47,7 @@ def test_parameter_list_structure(creature):
         "stance_tibialis.soleus_inhibition",
         "angular_velocity_filter.time_constant",
         "gain.knee.kw",
+        "gain.ankle.kw",
         "jt_equal_activation.weight",
     ):
         assert defaults[gain] == 0.0
