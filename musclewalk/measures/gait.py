@@ -323,6 +323,26 @@ class MuscleForcePerBodyWeight(Measure):
         return float(sample.raw.muscle_force.sum() / (self.context.body_mass * GRAVITY))
 
 
+class PassiveFibreForcePerBodyWeight(Measure):
+    """Summed passive fibre force in body weights, sum_M max(0, F_fibre - F_active) / (M g): what
+    the fibres carry without activation, their parallel elastic and damping force (Millard
+    muscles). Beyond the paper: the metabolic rate charges none of it, so a search may route the
+    gait's work through muscles stretched past their working range and used as springs. In the
+    committed human-objective Human each hamstring carries 1.0 kN of it on average at 1.35-1.61
+    optimal fibre lengths (4.1 body weights summed over its muscles, 10 s straight), extends the hip through
+    stance and holds the knee flexed in terminal swing against its vasti (issue 14;
+    docs/human-like-gait.md)."""
+
+    name, unit = "passive_fibre_force", "M g"
+    needs_muscles = True
+    muscle_models = (MILLARD_MUSCLES,)
+
+    def value(self, sample):
+        m = sample.muscles
+        passive = np.clip(m.fiber_force - m.active_fiber_force, 0.0, None)
+        return float(passive.sum() / (self.context.body_mass * GRAVITY))
+
+
 class VerticalGrfExcess(Measure):
     """Vertical ground reaction force above 1.4 body weights, summed over the feet, in body
     weights (0 below): heel-strike impacts that human gait avoids (SCONE's ReactionForceMeasure,
@@ -399,6 +419,7 @@ MEASURES: dict[str, type[Measure]] = {
         MetabolicCostPerTargetDistance,
         MuscleForcePerBodyWeight,
         CubedActivation,
+        PassiveFibreForcePerBodyWeight,
         VerticalGrfExcess,
         StepFrequencyError,
         JointLimitTorque,

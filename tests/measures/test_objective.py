@@ -631,21 +631,41 @@ class VaryingActivationEngine:
         return np.zeros(1)
 
 
-def test_cubed_activation_is_the_muscle_mass_weighted_mean_of_a_cubed():
-    """cubed_activation: sum m_i a_i^3 / sum m_i per control step, averaged over t_max; the
-    human-activation objective weighs it 150 beside the human-landing terms."""
+def _landing_plus_one_term(objective_name: str, term: str) -> tuple[Objective, dict]:
+    """The objective (checked to be human-landing's terms plus ``term``) and its averages over a
+    run of VaryingActivationEngine steps."""
     scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
-    objective = Objective.load("human-activation")
+    objective = Objective.load(objective_name)
+    landing = Objective.load("human-landing")
+    assert [(t.name, t.measure, t.weight) for t in objective.terms if t.name != term] == [
+        (t.name, t.measure, t.weight) for t in landing.terms
+    ]
     rec = ObjectiveRecorder(fake_sim(), scenario, objective)
     for k in range(N + 1):
         sensors, raw = step(k)
         rec(sensors, EXCITATION, VaryingActivationEngine(k), raw)
-    avg = rec.finish(T_MAX, terminated=False)
+    return objective, rec.finish(T_MAX, terminated=False)
+
+
+def test_cubed_activation_is_the_muscle_mass_weighted_mean_of_a_cubed():
+    """cubed_activation: sum m_i a_i^3 / sum m_i per control step, averaged over t_max; the
+    human-activation objective weighs it 150 beside the human-landing terms."""
+    objective, avg = _landing_plus_one_term("human-activation", "activation")
     w = M_MUSCLES / M_MUSCLES.sum()
     per_step = [w @ np.minimum(np.array([0.2, 0.8]) + 0.01 * k, 1.0) ** 3 for k in range(N)]
     assert avg["activation"] == pytest.approx(np.mean(per_step), rel=1e-12)
     assert objective.combine(avg)[1]["activation"] == pytest.approx(150.0 * np.mean(per_step), rel=1e-12)
-    landing = Objective.load("human-landing")
-    assert [(t.name, t.measure, t.weight) for t in objective.terms if t.name != "activation"] == [
-        (t.name, t.measure, t.weight) for t in landing.terms
-    ]
+
+
+def test_passive_fibre_force_is_the_fibre_force_beyond_the_active_in_body_weights():
+    """passive_fibre_force: sum max(0, F_fibre - F_active) / (M g) per control step, averaged over
+    t_max (VaryingActivationEngine: 300 - 250 and 700 - 650 N); the human-passive objective weighs
+    it 2 beside the human-landing terms; it is refused for ideal muscles, which have no fibre."""
+    from musclewalk.constants import GRAVITY
+    from musclewalk.measures.gait import PassiveFibreForcePerBodyWeight
+
+    objective, avg = _landing_plus_one_term("human-passive", "passive")
+    assert avg["passive"] == pytest.approx(100.0 / (BODY_MASS * GRAVITY), rel=1e-12)
+    assert objective.combine(avg)[1]["passive"] == pytest.approx(2.0 * avg["passive"], rel=1e-12)
+    with pytest.raises(ValueError, match="passive_fibre_force: needs millard muscles"):
+        PassiveFibreForcePerBodyWeight(SimpleNamespace(muscle_model="ideal"))
