@@ -188,6 +188,10 @@ def diagnostics(analysis: dict, shown: int = 3) -> list[str]:
             return f"{length['min']:.2f}-{length['max']:.2f} l_opt"
 
         lines.append(
+            f"passive fibre force, summed over the muscles: {operating['passive_fibre_force_BW']:.2f} BW "
+            "(the objective measure passive_fibre_force)"
+        )
+        lines.append(
             "muscles outside their working range: stretched (mean passive force, fibre length): "
             + (
                 ", ".join(

@@ -132,10 +132,25 @@ def test_human_targets_judge_each_figure():
             "vasti_r": {"activation_heat_W": 100.0, "positive_work_W": 57.0, "mean_activation": 0.42}
         },
         "excitation_variation": {"hip_abductor_posterior_l": {"variation_per_s": 31.3}},
+        "operating_range": {
+            "passive_fibre_force_BW": 4.14,
+            "stretched": ["hamstrings_r"],
+            "idle": [],
+            "by_muscle": {
+                "hamstrings_r": {
+                    "mean_passive_force_N": 1001.0,
+                    "norm_fiber_length": {"min": 1.35, "max": 1.61},
+                }
+            },
+        },
     }
-    assert table("x", {**analysis, **causes}, comparison).splitlines()[-3:] == [
+    assert table("x", {**analysis, **causes}, comparison).splitlines()[-5:] == [
         "- knee-limit torque, mean |τ|, N m: 73.7 / 73.8",
         "- costliest muscles, W (mean activation): vasti_r 157 (0.42)",
+        "- passive fibre force, summed over the muscles: 4.14 BW (the objective measure passive_fibre_force)",
+        "- muscles outside their working range: stretched (mean passive force, fibre length): hamstrings_r "
+        "1001 N, 1.35-1.61 l_opt; idle (excited but never above 2 % of F_max: mean excitation, fibre "
+        "length): none",
         "- most switching excitations, per s: hip_abductor_posterior_l 31",
     ]
     # what the same motion costs with the least activation (analysis/static_optimization.py)

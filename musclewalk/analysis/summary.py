@@ -411,7 +411,8 @@ def fibre_work(names, fiber_force, fiber_velocity, active_fiber_force) -> dict:
 
 def _operating_range(meta, names, cols) -> dict:
     """Where each muscle works on its force-length curve over the run: normalized fibre length
-    (min, mean, max), mean passive fibre force (fibre force less its active part, N) and the
+    (min, mean, max), mean passive fibre force (fibre force less its active part, N; summed over
+    the muscles in body weights, the objective measure passive_fibre_force) and the
     largest fibre force as a share of F_max; with the muscles that are ``stretched`` (mean passive
     force above STRETCHED_PASSIVE_SHARE of F_max) and ``idle`` (excited on average above
     IDLE_EXCITATION but never above IDLE_FORCE_SHARE of F_max), the largest passive forces first.
@@ -438,6 +439,8 @@ def _operating_range(meta, names, cols) -> dict:
     }
     order = np.argsort(-passive / fmax)
     return {
+        # the objective measure passive_fibre_force, averaged over the run
+        "passive_fibre_force_BW": float(passive.sum() / (meta.total_mass * G)),
         "stretched": [names[i] for i in order if passive[i] > STRETCHED_PASSIVE_SHARE * fmax[i]],
         "idle": [
             names[i] for i in order if peak_share[i] < IDLE_FORCE_SHARE and excitation[i] > IDLE_EXCITATION

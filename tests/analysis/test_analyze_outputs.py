@@ -355,7 +355,9 @@ def test_operating_range_finds_stretched_and_idle_muscles():
     from musclewalk.analysis.summary import _operating_range
 
     names = ["spring", "slack", "working"]
-    meta = SimpleNamespace(muscles=[SimpleNamespace(max_isometric_force=f) for f in (1000, 500, 800)])
+    meta = SimpleNamespace(
+        muscles=[SimpleNamespace(max_isometric_force=f) for f in (1000, 500, 800)], total_mass=50.0
+    )
     n = 50
     data = {
         "norm_fiber_length": np.column_stack(
@@ -374,6 +376,8 @@ def test_operating_range_finds_stretched_and_idle_muscles():
     assert spring["peak_force_share_of_fmax"] == pytest.approx(0.6)
     assert out["by_muscle"]["working"]["mean_passive_force_N"] == 0.0
     assert out["by_muscle"]["slack"]["mean_excitation"] == pytest.approx(0.4)
+    # the objective measure passive_fibre_force over the run: 500 N in body weights
+    assert out["passive_fibre_force_BW"] == pytest.approx(500.0 / (50.0 * 9.80665))
 
 
 def test_filmstrip_of_a_folder_without_a_usable_summary_names_it(tmp_path):
