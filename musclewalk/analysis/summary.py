@@ -21,6 +21,7 @@ from ..constants import CONTROL_INTERVAL
 from ..io_checks import read_json_object
 from ..measures.events import GRAVITY as G
 from ..measures.events import contact_threshold, gait_pattern, touch_downs
+from ..measures.gait import passive_fibre_force
 from ..measures.integral import StepIntegral
 from ..measures.metabolics import BASAL_RATE, metabolic_rates, muscle_masses
 from ..model.meta import load_meta
@@ -420,7 +421,7 @@ def _operating_range(meta, names, cols) -> dict:
     put a muscle there."""
     length = cols("norm_fiber_length")
     fibre = cols("fiber_force")
-    passive = np.maximum(fibre - cols("active_fiber_force"), 0.0).mean(axis=0)
+    passive = passive_fibre_force(fibre, cols("active_fiber_force")).mean(axis=0)
     excitation = cols("excitation").mean(axis=0)
     fmax = np.array([m.max_isometric_force for m in meta.muscles])
     peak_share = fibre.max(axis=0) / fmax

@@ -323,10 +323,10 @@ def controller_parameter_specs(control_model) -> list:
     )
     add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")
     # beyond the paper: eq 29 guides the swing foot by its orientation alone, and a walker's swing
-    # ankle rings (two 8-10 deg dorsiflexion bumps in each swing of the committed human-objective
-    # Human, where a person's ankle returns smoothly from push-off); a k_w term on the rate of the
-    # foot's error: its angular velocity less swing_foot.follow_shank times the shank's (the
-    # target's own rate); 0 is the paper's
+    # ankle rings (two 8-10 deg dorsiflexion bumps in each swing of the human-objective Human
+    # committed on 2026-12-04, where a person's ankle returns smoothly from push-off); a k_w term
+    # on the rate of the foot's error: its angular velocity less swing_foot.follow_shank times the
+    # shank's (the target's own rate); 0 is the paper's
     specs.append(
         ParamSpec(
             "gain.ankle.kw",

@@ -323,23 +323,28 @@ class MuscleForcePerBodyWeight(Measure):
         return float(sample.raw.muscle_force.sum() / (self.context.body_mass * GRAVITY))
 
 
+def passive_fibre_force(fiber_force: np.ndarray, active_fiber_force: np.ndarray) -> np.ndarray:
+    """Per muscle (and sample), the fibre force less its active part, never negative, N: the
+    parallel elastic and damping force a fibre carries without activation."""
+    return np.clip(fiber_force - active_fiber_force, 0.0, None)
+
+
 class PassiveFibreForcePerBodyWeight(Measure):
     """Summed passive fibre force in body weights, sum_M max(0, F_fibre - F_active) / (M g): what
     the fibres carry without activation, their parallel elastic and damping force (Millard
     muscles). Beyond the paper: the metabolic rate charges none of it, so a search may route the
     gait's work through muscles stretched past their working range and used as springs. In the
-    committed human-objective Human each hamstring carries 1.0 kN of it on average at 1.35-1.61
-    optimal fibre lengths (4.1 body weights summed over its muscles, 10 s straight), extends the hip through
-    stance and holds the knee flexed in terminal swing against its vasti (issue 14;
-    docs/human-like-gait.md)."""
+    human-objective Human committed on 2026-12-04 each hamstring carries 1.0 kN of it on average
+    at 1.35-1.61 optimal fibre lengths (4.1 body weights summed over its muscles, 10 s straight),
+    extends the hip through stance and holds the knee flexed in terminal swing against its vasti
+    (issue 14; docs/human-like-gait.md, "Springs the metabolic rate does not charge")."""
 
     name, unit = "passive_fibre_force", "M g"
     needs_muscles = True
     muscle_models = (MILLARD_MUSCLES,)
 
     def value(self, sample):
-        m = sample.muscles
-        passive = np.clip(m.fiber_force - m.active_fiber_force, 0.0, None)
+        passive = passive_fibre_force(sample.muscles.fiber_force, sample.muscles.active_fiber_force)
         return float(passive.sum() / (self.context.body_mass * GRAVITY))
 
 
