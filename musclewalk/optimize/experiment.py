@@ -58,7 +58,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
                                        # stage that rewards staying up before the file's
                                        # objective; the last stage runs the file's)
         parameters:                    # optional: this stage's own overrides, over the file's
-          knee.theta: {lower: -0.1, start: -0.1}   # (a key here replaces the same key there)
+          knee.theta: {lower: -0.1, start: -0.1}   # (a key here takes the parameters it
+                                       # matches from the file's keys)
     aid_steps:                         # optional: a balance aid taken away in steps, stages run
       task: tasks/aid.yaml             # before `stages`: one per level, named aid_<level:g>
       levels: [1, 0.7, 0.5, 0.35]      # (two levels of one name are refused), each with this
@@ -79,7 +80,7 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
 
 `parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its
 model section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each
-parameter may be matched by one key only. A fixed parameter is no CMA-ES coordinate (the dimension
+parameter may be matched by one key of a file (or of a stage) only. A fixed parameter is no CMA-ES coordinate (the dimension
 shrinks) and has its value in every evaluation, in best.json and in optimized.osim; a warm
 start's value for it is replaced (log.txt says so). Narrowed bounds are the parameter's bounds
 for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
@@ -88,7 +89,8 @@ outside them is refused unless --clip-init (then clipped). A start value is the 
 start for that parameter, with or without a warm start (log.txt lists the replaced values).
 
 A stage's search space (``Stage.parameters``) is the file's ``parameters`` with the stage's own
-over them, key by key. The file's start values apply to the first stage only: a later stage
+over them, parameter by parameter (a stage's key takes the parameters it matches from the file's
+keys). The file's start values apply to the first stage only: a later stage
 continues from the best of the one before (optimize.space.without_starts), unless its own
 parameters give a start. So a constraint continuation is data: each stage narrows a bound a step
 further and starts that parameter at it, e.g. a knee target moved out of hyperextension in steps
@@ -97,8 +99,10 @@ loaded (optimize.space: parse_overrides, resolve_overrides); a stage's checkpoin
 overrides it started with and running the file again with other ones is refused.
 
 A file that ``extends`` another (a .yaml file relative to it, itself possibly extending a third)
-is that file's values with its own over them: ``parameters`` and ``defaults`` key by key (a key
-here replaces the same key there), every other key (``stages`` and ``aid_steps`` included) whole:
+is that file's values with its own over them: ``defaults`` key by key (a key here replaces the
+same key there), ``parameters`` parameter by parameter (a key here takes the parameters it matches
+from the keys there, e.g. ``properties.hamstrings.*`` narrowed under an extended file's
+``"properties.*": {hold: true}``; optimize.space.layer_overrides), every other key (``stages`` and ``aid_steps`` included) whole:
 a file that gives only ``stages`` keeps the extended file's aid steps before them (``aid_steps:
 null`` drops them). Relative paths are
 resolved against the file that names them. Such a file gives its own ``description`` (the extended
@@ -119,7 +123,7 @@ from pathlib import Path
 
 from ..io_checks import read_yaml
 from ..measures.objective import Objective, ObjectiveError, objective_file
-from .space import OverrideError, ParameterSpace, parse_overrides, without_starts
+from .space import OverrideError, ParameterSpace, layer_overrides, parse_overrides, without_starts
 from .task import (
     DEFAULT_TASK,
     TRIAL_DIRECTIONS,
@@ -185,6 +189,8 @@ class ExperimentError(ValueError):
 _RELATIVE_KEYS = ("creature", "task", "objective", "warm_start")
 # the sections an extending file merges key by key
 _MERGED_KEYS = ("parameters", "defaults")
+# the extended files' parameters, farthest first, under the file's own (optimize.space.layer_overrides)
+_PARAMETER_LAYERS = "extends:parameters"
 
 
 def stage_key(index: int, generated: int) -> str:
@@ -251,7 +257,11 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
             for stage in merged["stages"]
         ]
     for key, value in data.items():
-        if key in _MERGED_KEYS and isinstance(value, dict) and isinstance(merged.get(key), dict):
+        if key == "parameters" and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            # layered, not merged: which parameters a pattern matches needs the creature
+            merged[_PARAMETER_LAYERS] = [*merged.get(_PARAMETER_LAYERS, []), merged[key]]
+            merged[key] = value
+        elif key in _MERGED_KEYS and isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
@@ -365,7 +375,7 @@ class Experiment:
         def err(key, message):
             return ExperimentError(f"{path}: {key}: {message}")
 
-        unknown = sorted(set(data) - TOP_KEYS)
+        unknown = sorted(set(data) - TOP_KEYS - {_PARAMETER_LAYERS})
         if unknown:
             raise err(unknown[0], f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
         creature = cls._creature(data.get("creature"), path, lambda m: err("creature", m))
@@ -383,6 +393,7 @@ class Experiment:
         if not isinstance(other, bool):
             raise err("init_from_other_creature", "expected true or false")
         parameters = cls._overrides(data.get("parameters"), "parameters", err)
+        extended = [cls._overrides(layer, "parameters", err) for layer in data.get(_PARAMETER_LAYERS, [])]
         defaults = cls._stage_values(data.get("defaults", {}) or {}, "defaults", err, stage_keys=())
         if "speed" in defaults:
             raise err(
@@ -397,7 +408,9 @@ class Experiment:
         aid_stages = cls._aid_steps(data.get("aid_steps"), path, err)
         stages = cls._stages([*aid_stages, *raw_stages], defaults, path, err, first=-len(aid_stages))
         stages = cls._same_creature_as_file(stages, creature)
-        stages = cls._stage_spaces(stages, parameters, creature, err, len(aid_stages))
+        parameters, stages = cls._stage_spaces(
+            stages, [*extended, parameters], creature, err, len(aid_stages)
+        )
         cls._check_stage_creatures(stages, creature, err, len(aid_stages))
         cls._check_stop_terms(stages, objective, err, len(aid_stages))
         last = f"stages[{len(raw_stages) - 1}]"
@@ -719,22 +732,28 @@ class Experiment:
 
     @staticmethod
     def _stage_spaces(
-        stages: tuple, parameters: dict, creature: str, err, generated: int
-    ) -> tuple[Stage, ...]:
-        """The stages with their search spaces: the file's overrides (without their start
-        values after the first stage) and each stage's own over them, checked against the
-        creature's parameters (its template's, without building the model); an error names the
-        key where it was written."""
-        if not parameters and not any(stage.parameters for stage in stages):
-            return stages
+        stages: tuple, layers: list[dict], creature: str, err, generated: int
+    ) -> tuple[dict, tuple[Stage, ...]]:
+        """The file's overrides and the stages with their search spaces. The file's are its own
+        over those of the files it extends (``layers``, farthest first; layer_overrides); a
+        stage's space is the file's (without their start values after the first stage) with the
+        stage's own over them; all checked against the creature's parameters (its template's,
+        without building the model); an error names the key where it was written."""
+        layers = [layer for layer in layers if layer]
+        if not layers and not any(stage.parameters for stage in stages):
+            return {}, stages
         try:
             full = ParameterSpace.of_creature(creature)
         except (ValueError, OSError) as exc:
             raise err("creature", f"cannot check the parameters against it: {exc}") from None
+        names = list(full.names)
+        parameters: dict = {}
+        for layer in layers:
+            parameters = layer_overrides(parameters, layer, names)
         out = []
         for i, stage in enumerate(stages):
             inherited = parameters if i == 0 else without_starts(parameters, full.entries)
-            space = {**inherited, **stage.parameters}
+            space = layer_overrides(inherited, stage.parameters, names)
             try:
                 ParameterSpace(full.meta, full.control_model, space)
             except OverrideError as exc:
@@ -742,7 +761,7 @@ class Experiment:
                 where = f"{stage_key(i, generated)}.parameters" if own else "parameters"
                 raise err(exc.key.replace("parameters", where, 1), exc.reason) from None
             out.append(dataclasses.replace(stage, parameters=space))
-        return tuple(out)
+        return parameters, tuple(out)
 
     @staticmethod
     def _stage_values(raw, key, err, stage_keys: tuple = STAGE_ONLY_KEYS) -> dict:

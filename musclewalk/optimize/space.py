@@ -36,7 +36,9 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
   or fixed): then the feature is on and its parameters not named are optimized within their own
   bounds. A space without overrides is the paper's.
 
-A parameter matched by two keys, a key that matches nothing, an unknown field, lower >= upper,
+``layer_overrides`` puts one set of overrides over another (an extending experiment file's over
+the extended one's, a stage's over its file's): there the upper key wins for the parameters it
+matches. A parameter matched by two keys of one set, a key that matches nothing, an unknown field, lower >= upper,
 and a bound or fixed value outside the parameter's own bounds are OverrideErrors naming the key.
 Without overrides the space is the paper's full one.
 """
@@ -233,6 +235,36 @@ def resolve_overrides(
     return ResolvedOverrides(
         in_order(fixed), in_order(narrowed), in_order(starts), frozenset(matched_by), frozenset(held)
     )
+
+
+def layer_overrides(
+    base: Mapping[str, Mapping[str, float]],
+    over: Mapping[str, Mapping[str, float]],
+    names: list[str],
+) -> dict[str, dict[str, float]]:
+    """The stored overrides ``over`` over ``base`` (an extending experiment file's over the
+    extended one's, a stage's over its file's), for a model with the parameters ``names``: a key
+    of ``over`` takes the parameters it matches from every key of ``base``, so that a file can
+    free one muscle's properties under a pattern that holds them all. A key of ``base`` that keeps
+    all of its parameters stays as it is (with ``over``'s value where ``over`` has the same key),
+    one that keeps some is replaced by them, each by name, one that keeps none is dropped; the
+    keys of ``over`` follow. Without overlaps this is ``{**base, **over}``. Overlaps within
+    ``over`` and keys that match nothing are left for ``resolve_overrides`` to refuse."""
+    taken = {n for pattern in over for n in names if fnmatchcase(n, pattern)}
+    out: dict[str, dict[str, float]] = {}
+    for pattern, spec in base.items():
+        if pattern in over:
+            out[pattern] = dict(over[pattern])
+            continue
+        matches = [n for n in names if fnmatchcase(n, pattern)]
+        kept = [n for n in matches if n not in taken]
+        if len(kept) == len(matches):
+            out[pattern] = dict(spec)
+        else:
+            out.update({n: dict(spec) for n in kept})
+    for pattern, spec in over.items():
+        out.setdefault(pattern, dict(spec))
+    return out
 
 
 def without_starts(overrides: Mapping[str, Mapping[str, float]], specs: list[ParamSpec]) -> dict:

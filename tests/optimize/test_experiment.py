@@ -111,7 +111,7 @@ def test_two_stages_chain_and_a_second_run_resumes(tmp_path, optimize_cli):
 )
 def test_a_bad_experiment_file_names_file_and_key(tmp_path, change, key, optimize_cli):
     path = tiny(tmp_path, **change)
-    with pytest.raises(ExperimentError, match=rf"{path}: {key}".replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(ExperimentError, match=re.escape(f"{path}: {key}")):
         Experiment.load(path)
     r = optimize_cli(path, "--out", tmp_path / "out")
     assert r.returncode == 2 and str(path) in r.stderr and not (tmp_path / "out").exists()
@@ -151,7 +151,10 @@ def test_a_stage_has_its_own_search_space_over_the_files(tmp_path):
         ({"knee.thetta": {"lower": 0.0}}, "stages[1].parameters[knee.thetta]"),
         ({"knee.theta": {"lowr": 0.0}}, "stages[1].parameters[knee.theta].lowr"),
         ({"knee.theta": {"lower": 9.0}}, "stages[1].parameters[knee.theta].lower"),
-        ({"lift.*": {"fixed": 0.0}}, "stages[1].parameters[lift.*]: lift.hip is also matched by parameters"),
+        (
+            {"lift.*": {"fixed": 0.0}, "lift.h*": {"upper": 0.5}},
+            "stages[1].parameters[lift.h*]: lift.hip is also matched by parameters[lift.*]",
+        ),
     ],
 )
 def test_a_bad_stage_search_space_names_the_stage_and_key(tmp_path, stage_parameters, key):
@@ -160,8 +163,24 @@ def test_a_bad_stage_search_space_names_the_stage_and_key(tmp_path, stage_parame
         parameters={"lift.hip": {"upper": 0.9}},
         stages=[{"name": "a"}, {"name": "b", "parameters": stage_parameters}],
     )
-    with pytest.raises(ExperimentError, match=rf"{path}: {key}".replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(ExperimentError, match=re.escape(f"{path}: {key}")):
         Experiment.load(path)
+
+
+def test_a_stage_key_takes_its_parameters_from_the_file_pattern(tmp_path):
+    """A stage frees one parameter under the file's pattern that fixes all of its kind: the
+    file's pattern keeps the others, each by name; the other stages keep the file's space."""
+    path = tiny(
+        tmp_path,
+        parameters={"lift.*": {"fixed": 0.0}},
+        stages=[{"name": "a"}, {"name": "b", "parameters": {"lift.hip": {"upper": 0.9}}}],
+    )
+    exp = Experiment.load(path)
+    first, second = (stage.parameters for stage in exp.stages)
+    assert first == exp.parameters == {"lift.*": {"fixed": 0.0}}
+    assert second["lift.hip"] == {"upper": 0.9} and "lift.*" not in second
+    others = [n for n in second if n != "lift.hip"]
+    assert others and all(n.startswith("lift.") and second[n] == {"fixed": 0.0} for n in others)
 
 
 def test_an_experiment_sets_what_it_sets(tmp_path, optimize_cli):

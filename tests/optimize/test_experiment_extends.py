@@ -1,5 +1,5 @@
 """An experiment file that ``extends`` another: the extended file's values with its own over them
-(parameters and defaults key by key, everything else whole), relative paths resolved against the
+(defaults key by key, parameters parameter by parameter, everything else whole), relative paths resolved against the
 file that names them, and one clear error for a bad chain."""
 
 from pathlib import Path
@@ -69,6 +69,53 @@ def test_an_extending_file_is_the_extended_one_with_its_own_values_over_it(tmp_p
     assert [s.name for s in exp.stages] == ["a", "b"]
     assert [(s.sigma, s.popsize, s.duration) for s in exp.stages] == [(0.05, 8, 2.0)] * 2
     assert [s.seed for s in exp.stages] == [7, 8]
+
+
+def test_an_extending_key_takes_its_parameters_from_an_extended_pattern(tmp_path):
+    """The thirty-third issue-14 try's case: the extended file holds every muscle property, the
+    extending one narrows the hamstrings' and keeps the rest held, without copying the space."""
+    from musclewalk.optimize.space import ParameterSpace
+
+    first = base(tmp_path)
+    child = write(
+        tmp_path / "child.yaml",
+        {
+            "extends": "base.yaml",
+            "description": "free one muscle's properties",
+            "parameters": {"properties.hamstrings.*": {"lower": 0.1, "upper": 0.3}, "knee.theta": {"lower": 0.1}},
+        },
+    )
+    data = yaml.safe_load(first.read_text())
+    data["parameters"]["properties.*"] = {"hold": True}
+    write(first, data)
+    exp = Experiment.load(child)
+    names = ParameterSpace.of_creature("HumanLegs").names
+    hamstrings = [n for n in names if n.startswith("properties.hamstrings.")]
+    held = [n for n in names if n.startswith("properties.") and n not in hamstrings]
+    assert hamstrings and held
+    assert exp.parameters["properties.hamstrings.*"] == {"lower": 0.1, "upper": 0.3}
+    assert "properties.*" not in exp.parameters
+    assert all(exp.parameters[n] == {"hold": True} for n in held)
+    assert exp.parameters["knee.theta"] == {"lower": 0.1}  # the same key: replaced
+    assert exp.parameters["prep.theta0"] == {"lower": 0.2}
+    assert exp.stages[0].parameters == exp.parameters
+    space = ParameterSpace.of_creature("HumanLegs", exp.parameters)
+    assert set(held) <= set(space.hold_names) and not set(hamstrings) & set(space.fixed)
+    assert all(space.narrowed[n] == (0.1, 0.3) for n in hamstrings)
+
+
+def test_overlapping_keys_of_one_file_are_still_refused(tmp_path):
+    base(tmp_path)
+    child = write(
+        tmp_path / "child.yaml",
+        {
+            "extends": "base.yaml",
+            "description": "two keys of its own on one parameter",
+            "parameters": {"lift.h*": {"upper": 0.9}, "lift.hip": {"upper": 0.8}},
+        },
+    )
+    with pytest.raises(ExperimentError, match=r"child.yaml: parameters\[lift.hip\]: lift.hip is also matched"):
+        Experiment.load(child)
 
 
 def test_a_chain_of_two_resolves_each_level(tmp_path):
