@@ -80,10 +80,10 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
 
 `parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its
 model section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each
-parameter may be matched by one key of a file (or of a stage) only. A fixed parameter is no CMA-ES coordinate (the dimension
-shrinks) and has its value in every evaluation, in best.json and in optimized.osim; a warm
-start's value for it is replaced (log.txt says so). Narrowed bounds are the parameter's bounds
-for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
+parameter may be matched by one key of a file (or of a stage) only. A fixed parameter is no CMA-ES
+coordinate (the dimension shrinks) and has its value in every evaluation, in best.json and in
+optimized.osim; a warm start's value for it is replaced (log.txt says so). Narrowed bounds are
+the parameter's bounds for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
 as of a full one), a default outside them starts at the nearest bound, and a warm-start value
 outside them is refused unless --clip-init (then clipped). A start value is the CMA-ES mean's
 start for that parameter, with or without a warm start (log.txt lists the replaced values).
@@ -102,7 +102,8 @@ A file that ``extends`` another (a .yaml file relative to it, itself possibly ex
 is that file's values with its own over them: ``defaults`` key by key (a key here replaces the
 same key there), ``parameters`` parameter by parameter (a key here takes the parameters it matches
 from the keys there, e.g. ``properties.hamstrings.*`` narrowed under an extended file's
-``"properties.*": {hold: true}``; optimize.space.layer_overrides), every other key (``stages`` and ``aid_steps`` included) whole:
+``"properties.*": {hold: true}``; optimize.space.layer_overrides), every other key (``stages``
+and ``aid_steps`` included) whole:
 a file that gives only ``stages`` keeps the extended file's aid steps before them (``aid_steps:
 null`` drops them). Relative paths are
 resolved against the file that names them. Such a file gives its own ``description`` (the extended

@@ -38,9 +38,9 @@ search space, not the parameters: a name or fnmatch pattern over ``names`` maps 
 
 ``layer_overrides`` puts one set of overrides over another (an extending experiment file's over
 the extended one's, a stage's over its file's): there the upper key wins for the parameters it
-matches. A parameter matched by two keys of one set, a key that matches nothing, an unknown field, lower >= upper,
-and a bound or fixed value outside the parameter's own bounds are OverrideErrors naming the key.
-Without overrides the space is the paper's full one.
+matches. A parameter matched by two keys of one set, a key that matches nothing, an unknown
+field, lower >= upper, and a bound or fixed value outside the parameter's own bounds are
+OverrideErrors naming the key. Without overrides the space is the paper's full one.
 """
 
 from __future__ import annotations

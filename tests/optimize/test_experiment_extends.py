@@ -1,6 +1,6 @@
 """An experiment file that ``extends`` another: the extended file's values with its own over them
-(defaults key by key, parameters parameter by parameter, everything else whole), relative paths resolved against the
-file that names them, and one clear error for a bad chain."""
+(defaults key by key, parameters parameter by parameter, everything else whole), relative paths
+resolved against the file that names them, and one clear error for a bad chain."""
 
 from pathlib import Path
 
@@ -82,7 +82,10 @@ def test_an_extending_key_takes_its_parameters_from_an_extended_pattern(tmp_path
         {
             "extends": "base.yaml",
             "description": "free one muscle's properties",
-            "parameters": {"properties.hamstrings.*": {"lower": 0.1, "upper": 0.3}, "knee.theta": {"lower": 0.1}},
+            "parameters": {
+                "properties.hamstrings.*": {"lower": 0.1, "upper": 0.3},
+                "knee.theta": {"lower": 0.1},
+            },
         },
     )
     data = yaml.safe_load(first.read_text())
@@ -114,7 +117,8 @@ def test_overlapping_keys_of_one_file_are_still_refused(tmp_path):
             "parameters": {"lift.h*": {"upper": 0.9}, "lift.hip": {"upper": 0.8}},
         },
     )
-    with pytest.raises(ExperimentError, match=r"child.yaml: parameters\[lift.hip\]: lift.hip is also matched"):
+    message = r"child.yaml: parameters\[lift.hip\]: lift.hip is also matched"
+    with pytest.raises(ExperimentError, match=message):
         Experiment.load(child)
 
 

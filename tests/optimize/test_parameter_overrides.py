@@ -103,8 +103,8 @@ def test_the_overrides_are_stored_as_floats_and_reach_every_stage(tmp_path):
         assert Experiment.load(experiment(tmp_path, parameters)).parameters == {}
     for committed in sorted((REPO / "config" / "experiments").glob("*.yaml")):
         exp = Experiment.load(committed)
-        # the first stage's space: the file's with the stage's own over them
-        assert stage_settings(exp, 0).parameters == {**exp.parameters, **exp.stages[0].parameters}, committed
+        # the first stage runs in its space: the file's with the stage's own over them
+        assert stage_settings(exp, 0).parameters == exp.stages[0].parameters, committed
 
 
 # ---------------------------------------------------------------- the space
