@@ -78,15 +78,15 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
       stance_tibialis.stretch_gain: {start: 1.0}   # the search starts here (replaces the
                                        # default and the warm start's value)
 
-`parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its
-model section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each
-parameter may be matched by one key of a file (or of a stage) only. A fixed parameter is no CMA-ES
-coordinate (the dimension shrinks) and has its value in every evaluation, in best.json and in
-optimized.osim; a warm start's value for it is replaced (log.txt says so). Narrowed bounds are
-the parameter's bounds for the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range
-as of a full one), a default outside them starts at the nearest bound, and a warm-start value
-outside them is refused unless --clip-init (then clipped). A start value is the CMA-ES mean's
-start for that parameter, with or without a warm start (log.txt lists the replaced values).
+`parameters` keys are parameter names or fnmatch patterns over them (as in a best.json, its model
+section as routing.NAME, properties.NAME, passive.NAME, normalized to [0, 1]); each parameter may be
+matched by one key of a file (or of a stage) only. A fixed parameter is no CMA-ES coordinate (the
+dimension shrinks) and has its value in every evaluation, in best.json and in optimized.osim; a warm
+start's value for it is replaced (log.txt says so). Narrowed bounds are the parameter's bounds for
+the run: CMA-ES's bounds and scale (sigma explores the same fraction of the narrowed range as of a
+full one), a default outside them starts at the nearest bound, and a warm-start value outside them
+is refused unless --clip-init (then clipped). A start value is the CMA-ES mean's start for that
+parameter, with or without a warm start (log.txt lists the replaced values).
 
 A stage's search space (``Stage.parameters``) is the file's ``parameters`` with the stage's own
 over them, parameter by parameter (a stage's key takes the parameters it matches from the file's
