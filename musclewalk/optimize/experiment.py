@@ -188,8 +188,8 @@ class ExperimentError(ValueError):
 
 # the keys whose values are paths relative to the file that names them
 _RELATIVE_KEYS = ("creature", "task", "objective", "warm_start")
-# the sections an extending file merges key by key
-_MERGED_KEYS = ("parameters", "defaults")
+# the sections an extending file merges key by key (parameters are layered instead)
+_MERGED_KEYS = ("defaults",)
 # the extended files' parameters, farthest first, under the file's own (optimize.space.layer_overrides)
 _PARAMETER_LAYERS = "extends:parameters"
 
