@@ -417,6 +417,44 @@ def test_step_frequency_error_by_hand():
     assert values[7] == pytest.approx(abs(1.0 / (7 * DT - 3 * DT) / similar - 1.0))
 
 
+def test_first_grf_peak_excess_by_hand():
+    """Per landing, the largest vertical GRF within 0.25 s of the foot's touch-down above 1.3 BW,
+    given as the rise of that landing's running peak excess divided by dt: averaged over t_max
+    it is the landings' peak excesses summed per second. The starting stance is no landing, and a
+    foot's GRF later in its stance (the second peak) counts nothing."""
+    from musclewalk.measures.gait import FirstGrfPeakExcess
+
+    objective = Objective.from_dict(
+        {"terms": {"first_peak": {"measure": "first_grf_peak_excess", "weight": 1.0}}}, "first_peak"
+    )
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    rec = ObjectiveRecorder(fake_sim(), scenario, objective)
+    measure = rec.measures["first_peak"]
+    assert isinstance(measure, FirstGrfPeakExcess)
+    weight = BODY_MASS * 9.80665
+    # right foot: in stance from the start at 2.0 BW (no landing), lifts off at k = 2, lands at
+    # k = 3 with 1.5, 2.0 then 1.8 BW; left foot: lands at k = 1 at 1.2 BW (below the limit)
+    right = [2.0, 2.0, 0.0, 1.5, 2.0, 1.8]
+    left = [0.0, 1.2, 1.2, 1.2, 0.0, 0.0]
+    values = []
+    for k, (r, l) in enumerate(zip(right, left)):
+        sensors, _ = step(k)
+        sensors.foot_grf[:, 1] = [r * weight, l * weight]
+        values.append(measure.value(SimpleNamespace(t=sensors.t, sensors=sensors)))
+    assert values[:3] == [0.0, 0.0, 0.0]
+    assert values[3] == pytest.approx(0.2 / DT)
+    assert values[4] == pytest.approx(0.5 / DT)  # the peak excess rises from 0.2 to 0.7
+    assert values[5] == 0.0  # below this landing's peak
+    assert sum(values) * DT == pytest.approx(0.7)  # one landing's peak excess
+    # after the window the same force counts nothing
+    late = FirstGrfPeakExcess(measure.context)
+    for k, r in enumerate([0.0, 1.0] + [1.0] * round(0.25 / DT) + [2.5]):
+        sensors = SimpleNamespace(t=k * DT, foot_grf=np.array([[0.0, r * weight, 0.0], [0.0, 0.0, 0.0]]))
+        value = late.value(SimpleNamespace(t=sensors.t, sensors=sensors))
+    assert value == 0.0
+    assert late.value(SimpleNamespace(t=0.0, sensors=SimpleNamespace(foot_grf=np.zeros((2, 3))))) == 0.0
+
+
 def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw():
     scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
     rec = ObjectiveRecorder(fake_sim(), scenario, Objective.load("humanlike"))
