@@ -26,18 +26,23 @@ class StepDetector:
         self.in_contact: np.ndarray | None = None
         self.last_foot: int | None = None
 
-    def update(self, vertical_grf) -> list[int]:
-        """The feet (in index order) whose touch-down at this sample starts a step."""
+    def landings(self, vertical_grf) -> np.ndarray:
+        """Per foot, whether it touches down at this sample (any touch-down, stepping or not)."""
         contact = np.asarray(vertical_grf) > self.threshold
         if self.in_contact is None:
             self.in_contact = contact
         landing = contact & ~self.in_contact
+        self.in_contact = contact
+        return landing
+
+    def update(self, vertical_grf) -> list[int]:
+        """The feet (in index order) whose touch-down at this sample starts a step."""
+        landing = self.landings(vertical_grf)
         steps = []
         for foot in np.nonzero(landing)[0]:
             if self.last_foot is None or foot != self.last_foot:
                 steps.append(int(foot))
                 self.last_foot = int(foot)
-        self.in_contact = contact
         return steps
 
 

@@ -378,25 +378,21 @@ class FirstGrfPeakExcess(Measure):
 
     def __init__(self, context):
         super().__init__(context)
-        self.threshold = contact_threshold(context.body_mass)
-        self.in_contact: np.ndarray | None = None
+        self.feet = StepDetector(contact_threshold(context.body_mass))  # the starting stance is no landing
+        self.weight = context.body_mass * GRAVITY
         self.landed_at: np.ndarray | None = None
         self.peak_excess: np.ndarray | None = None
 
     def value(self, sample):
-        weight = self.context.body_mass * GRAVITY
         grf = np.asarray(sample.sensors.foot_grf[:, 1], float)
-        contact = grf > self.threshold
-        if self.in_contact is None:  # the starting stance is no landing
-            self.in_contact = contact
+        if self.landed_at is None:
             self.landed_at = np.full(len(grf), -np.inf)
             self.peak_excess = np.zeros(len(grf))
-        landing = contact & ~self.in_contact
+        landing = self.feet.landings(grf)
         self.landed_at[landing] = sample.t
         self.peak_excess[landing] = 0.0
-        self.in_contact = contact
-        within = contact & (sample.t - self.landed_at <= self.WINDOW)
-        excess = np.where(within, np.clip(grf / weight - self.LIMIT, 0.0, None), 0.0)
+        within = self.feet.in_contact & (sample.t - self.landed_at <= self.WINDOW)
+        excess = np.where(within, np.clip(grf / self.weight - self.LIMIT, 0.0, None), 0.0)
         rise = np.clip(excess - self.peak_excess, 0.0, None)
         self.peak_excess += rise
         return float(rise.sum() / self.context.dt)
