@@ -338,6 +338,57 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     )
 
 
+def test_distribution_mean_writes_the_searchs_mean_as_a_run_copy(tmp_path):
+    """analysis/distribution_mean.py: the copy's values encode back to pycma's distribution mean
+    (not the best), its model values land in its optimized.osim, its best.json claims no score;
+    a folder without a checkpoint is one error naming the file, and no copy is written."""
+    import json
+
+    import numpy as np
+    from lxml import etree
+
+    from musclewalk.constants import CONTROL_INTERVAL
+    from musclewalk.model.meta import load_meta
+    from musclewalk.optimize.driver import load_checkpoint
+    from musclewalk.optimize.space import ParameterSpace
+    from musclewalk.sim.bridge import control_model_from_meta
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    out = tmp_path / "mean"
+    r = run_script("distribution_mean.py", run, out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    settings, state = load_checkpoint(run / "checkpoint.pkl")
+    copy = json.loads((out / "best.json").read_text())
+    assert copy["objective"] is None and copy["terms"] == {}
+    assert copy["distribution_mean"]["generation"] == state.generation
+    (model,) = (out / "model").glob("*.osim")  # the run's own build, copied
+    meta = load_meta(model)
+    space = ParameterSpace(
+        meta, control_model_from_meta(meta, CONTROL_INTERVAL), settings.parameters, settings.hold_values
+    )
+    x = space.x_from_values(space.flatten(copy["parameters"]))
+    mean = np.clip(state.es.result.xfavorite, space.lower_x, space.upper_x)
+    np.testing.assert_allclose(x, mean, rtol=0, atol=1e-9)
+    best = json.loads((run / "best.json").read_text())
+    assert copy["parameters"]["controller"] != best["parameters"]["controller"]
+
+    meta = load_meta(out / "optimized.osim")
+    entry = next(e for e in meta.properties if e.name == "hamstrings.max_isometric_force")
+    u = copy["parameters"]["model"]["properties"]["hamstrings.max_isometric_force"]
+    muscle = etree.parse(str(out / "optimized.osim")).find(".//*[@name='hamstrings_r']")
+    assert float(muscle.findtext("max_isometric_force")) == pytest.approx(
+        entry.lo + u * (entry.hi - entry.lo)
+    )
+
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "best.json").write_text((run / "best.json").read_text())
+    bad = run_script("distribution_mean.py", bare, tmp_path / "bad")
+    assert bad.returncode != 0 and "checkpoint.pkl" in bad.stderr
+    assert len(bad.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "bad").exists()
+
+
 def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival(tmp_path):
     """analysis/parameter_sensitivity.py: each value moves by exactly epsilon x its range (clipped
     at its bounds), the same for the same seed; the table has a row per epsilon."""
