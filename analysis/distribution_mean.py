@@ -18,7 +18,6 @@ point, and says where it came from under ``distribution_mean``.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shutil
 import sys
@@ -28,22 +27,24 @@ import numpy as np
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.constants import CONTROL_INTERVAL
-from musclewalk.io_checks import write_files_together
-from musclewalk.model.meta import load_meta, meta_bytes, meta_path
-from musclewalk.model.osim import xml_bytes
-from musclewalk.model.vectors import ModelVectors, parse_osim
-from musclewalk.optimize.driver import CHECKPOINT, MODEL_DIR, OptimizationError, load_checkpoint
+from musclewalk.model.meta import load_meta, meta_path
+from musclewalk.optimize.driver import (
+    CHECKPOINT,
+    MODEL_DIR,
+    OptimizationError,
+    load_checkpoint,
+    run_model,
+    write_result,
+)
 from musclewalk.optimize.space import ParameterSpace
 from musclewalk.sim.bridge import control_model_from_meta
 
 
 def _run_model(run: Path, settings) -> Path:
-    """The run's model: its copy in RUN/model/ (a run folder that moved keeps it there), else the
-    path its settings name."""
-    local = run / MODEL_DIR / Path(settings.model).name
-    model = local if local.is_file() else Path(settings.model)
+    """The run's model (its copy in RUN/model/ when it has one), with its metadata beside it."""
+    model = run_model(run, settings.model)
     if not model.is_file() or not meta_path(model).is_file():
-        raise SystemExit(f"{run / CHECKPOINT}: model: {model} (or {local}) not found with its .meta.json")
+        raise SystemExit(f"{run / CHECKPOINT}: model: {model} not found with its .meta.json")
     return model
 
 
@@ -97,20 +98,7 @@ def write_copy(run: Path, out: Path) -> None:
     (out / MODEL_DIR).mkdir()
     for f in (model, meta_path(model)):
         shutil.copy2(f, out / MODEL_DIR / f.name)
-    meta = load_meta(model)
-    tree = parse_osim(model)
-    vectors = ModelVectors(meta)
-    vectors.write(tree, parameters["model"])
-    osim = out / "optimized.osim"
-    write_files_together(
-        {
-            out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
-            osim: xml_bytes(tree),
-            meta_path(osim): meta_bytes(
-                dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(model))
-            ),
-        }
-    )
+    write_result(out, best, model, load_meta(model))
 
 
 def main(argv=None) -> int:

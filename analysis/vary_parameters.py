@@ -25,17 +25,15 @@ model parameters that build has and the run lacks keep that build's values unles
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import shutil
 import sys
 from pathlib import Path
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.io_checks import write_files_together
-from musclewalk.model.meta import load_meta, meta_bytes, meta_path
-from musclewalk.model.osim import xml_bytes
-from musclewalk.model.vectors import ModelVectors, parse_osim
+from musclewalk.model.meta import load_meta, meta_path
+from musclewalk.model.vectors import ModelVectors
+from musclewalk.optimize.driver import write_result
 
 MODEL_KINDS = ("routing", "properties", "passive")
 
@@ -100,17 +98,7 @@ def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = N
     (out / "model").mkdir()
     for f in (osim_in, meta_path(osim_in)):
         shutil.copy2(f, out / "model" / f.name)
-    tree = parse_osim(osim_in)
-    vectors.write(tree, params["model"])
-    meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(osim_in))
-    osim = out / "optimized.osim"
-    write_files_together(
-        {
-            out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
-            osim: xml_bytes(tree),
-            meta_path(osim): meta_bytes(meta),
-        }
-    )
+    write_result(out, best, osim_in, target_meta)
 
 
 def main(argv=None) -> int:

@@ -364,6 +364,32 @@ def _from_fields(cls, values: Mapping):
     return obj
 
 
+def run_model(out: Path, model: str | Path) -> Path:
+    """The model a run at ``out`` optimizes: its own copy in ``out/model/`` when ``model`` names
+    such a copy (a run directory that moved, e.g. committed under models/optimized/, keeps it
+    there), else ``model`` as given."""
+    model = Path(model)
+    local = Path(out) / MODEL_DIR / model.name
+    return local if model.parent.name == MODEL_DIR and local.exists() else model
+
+
+def write_result(out: Path, best: Mapping, model: Path, meta) -> None:
+    """``out``'s best.json, optimized.osim (``model`` with best["parameters"]["model"]'s values
+    written in) and its metadata: they belong together, so all are written or none."""
+    tree = parse_osim(model)
+    vectors = ModelVectors(meta)
+    vectors.write(tree, best["parameters"]["model"])
+    updated = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(model))
+    osim = Path(out) / "optimized.osim"
+    write_files_together(
+        {
+            Path(out) / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
+            osim: xml_bytes(tree),
+            meta_path(osim): meta_bytes(updated),
+        }
+    )
+
+
 def load_checkpoint(path: Path) -> tuple[Settings, State]:
     try:
         data = pickle.loads(path.read_bytes())
@@ -545,9 +571,7 @@ class Optimization:
             saved, self.state = load_checkpoint(ckpt)
             # a run directory that moved (e.g. committed under models/optimized/) keeps its model
             # copy in <run>/model/: use that one
-            local = self.out / MODEL_DIR / Path(saved.model).name
-            if Path(saved.model).parent.name == MODEL_DIR and local.exists():
-                saved.model = str(local)
+            saved.model = str(run_model(self.out, saved.model))
             for name, value in requested.items():
                 if name == "parameters" and value != saved.parameters:
                     raise OptimizationError(
@@ -1185,19 +1209,7 @@ class Optimization:
                 "objectives": st.best_result.trial_scores,
                 "simulated_times": st.best_result.trial_times,
             }
-        # best.json, optimized.osim and its metadata belong together: written all or none
-        tree = parse_osim(s.model)
-        vectors = ModelVectors(self.meta)
-        vectors.write(tree, structured["model"])
-        meta = dataclasses.replace(vectors.updated_meta(tree), optimized_from=str(s.model))
-        osim = self.out / "optimized.osim"
-        write_files_together(
-            {
-                self.out / "best.json": (json.dumps(best, indent=1) + "\n").encode(),
-                osim: xml_bytes(tree),
-                meta_path(osim): meta_bytes(meta),
-            }
-        )
+        write_result(self.out, best, Path(s.model), self.meta)
 
     def _trial_lines(self) -> list[str]:
         """log.txt: how a candidate is scored with several trials (none with one)."""
