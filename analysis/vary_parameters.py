@@ -38,14 +38,16 @@ from musclewalk.optimize.driver import write_result
 MODEL_KINDS = ("routing", "properties", "passive")
 
 
-def _feature_parameters(run: Path) -> set[str]:
-    """The names of the run model's controller parameters of features beyond the paper."""
+def _specs(run: Path) -> dict:
+    """The run model's controller and initial-state parameter specs by name (their bounds, and
+    which belong to features beyond the paper)."""
     from musclewalk.constants import CONTROL_INTERVAL
     from musclewalk.control.params import controller_parameter_specs
     from musclewalk.sim.bridge import control_model_from_meta
+    from musclewalk.sim.scenario import INITIAL_STATE_SPECS
 
     cm = control_model_from_meta(load_meta(run / "optimized.osim"), CONTROL_INTERVAL)
-    return {s.name for s in controller_parameter_specs(cm) if s.extension}
+    return {s.name: s for s in [*controller_parameter_specs(cm), *INITIAL_STATE_SPECS]}
 
 
 def _model_copy(run: Path, model: Path | None) -> Path:
@@ -72,16 +74,24 @@ def vary(run: Path, out: Path, changes: dict[str, float], model: Path | None = N
         best["creature"] = target_meta.creature  # a variant of its creature (e.g. its physics)
     # another build's model parameters: those the run lacks may be named, those it lacks are dropped
     other_names = {kind: set(vectors.names(kind)) for kind in MODEL_KINDS} if model is not None else {}
+    specs = _specs(run) if any(n.partition(".")[0] not in MODEL_KINDS for n in changes) else {}
     for name, value in changes.items():
         kind, _, rest = name.partition(".")
         if kind in MODEL_KINDS:
             section, key = params["model"].setdefault(kind, {}), rest
             if key in other_names.get(kind, ()):
                 section.setdefault(key, None)
+            if not 0.0 <= value <= 1.0:
+                raise SystemExit(f"{name}: {value:g} is outside the normalized bounds [0, 1]")
         else:
             section = next((params[s] for s in ("controller", "initial_state") if name in params[s]), None)
             key = name
-            if section is None and name in _feature_parameters(run):
+            if name in specs:  # the bounds `musclewalk simulate` checks, refused before writing
+                try:
+                    specs[name].check(value, "NAME=VALUE")
+                except ValueError as exc:
+                    raise SystemExit(str(exc)) from None
+            if section is None and name in specs and specs[name].extension:
                 # a controller feature beyond the paper the run kept off: turned on in the copy
                 section = params["controller"]
                 section[name] = None

@@ -322,6 +322,13 @@ def test_vary_parameters_rewrites_the_model_and_the_controller_values(tmp_path):
     bad = run_script("vary_parameters.py", run, tmp_path / "bad", "nope=1")
     assert bad.returncode != 0 and "best.json: parameters: no 'nope'" in bad.stderr
     assert not (tmp_path / "bad").exists()
+    # outside its bounds: refused as `musclewalk simulate` would refuse the copy, before writing
+    high = run_script("vary_parameters.py", run, tmp_path / "high", "knee_overextension.gain=6")
+    assert high.returncode != 0 and "knee_overextension.gain: 6 is outside the bounds [0, 5]" in high.stderr
+    slack = "properties.vasti.tendon_slack_length=1.2"
+    normalized = run_script("vary_parameters.py", run, tmp_path / "high", slack)
+    assert normalized.returncode != 0 and "outside the normalized bounds [0, 1]" in normalized.stderr
+    assert not (tmp_path / "high").exists()
     # a best kept in a run's generation-N/ folder: the run's model copy is one folder up
     kept = tmp_path / "run" / "generation-7"
     shutil.copytree(run / "model", tmp_path / "run" / "model")
