@@ -304,7 +304,7 @@ def table(name: str, analysis: dict, comparison: dict, motion: dict | None = Non
     rows = target_rows(analysis, comparison)
     met = sum(r[4] for r in rows)
     lines = [
-        f"{name}: {met} of {len(rows)} targets met (GPS {comparison['gps_deg']:.1f}°)",
+        f"{name}: {met} of {len(rows)} targets met (GPS {comparison['gps_deg']:.2f}°)",
         "",
         "| target | value (right / left) | target | human | met |",
         "|---|---|---|---|---|",
