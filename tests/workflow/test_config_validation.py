@@ -269,9 +269,10 @@ def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     commands = [line for line in result.stdout.splitlines() if "musclewalk " in line]
     variant = [c for c in commands if "results/optimize/Human-walk-1.3-human " in c]
     assert len(variant) == 1, commands
-    assert "--objective human-landing --parameters " in variant[0]
+    assert "--objective human-firstpeak-heavy --parameters " in variant[0]
     assert '"fplus.gastrocnemius": {"upper": 0.5}' in variant[0]
-    assert "--task walk " in variant[0]  # straight, though the committed result was push-trained
+    assert '"ankle_fplus.onset": {"upper": -0.2}' in variant[0]  # the committed run's last stage
+    assert "--task walk " in variant[0]  # straight, as the committed result was trained
     assert "--init models/optimized/Human-walk-1.3-human/best.json" in variant[0]
     # a second experiment of the same run name is refused
     config["runs"].append({"experiment": "config/experiments/human-walk-1.3-human-knee.yaml"})
