@@ -25,6 +25,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     mid-stance);
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
   * eq 28: stance-preparation lower-leg target through the knee muscles.
+  * beyond the paper, off at gain 0: eq 28's law on a stance leg, with its own knee target and gain
+    (gain.stance_knee.kq, stance_knee.theta; no kw term).
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
   * beyond the paper, off at 0: the swing foot's pitch target follows the lower leg's pitch
     (swing_foot.follow_shank; the paper's target is relative to the ground);
@@ -111,7 +113,7 @@ _STANCE, _LIFT_OFF, _SWING, _PREP = (int(s) for s in LegState)
 _ORIENTATION_FEATURES = (
     "trunk",  # eq 21, through the stance hips
     "upper_leg",  # eq 26-27, swing and stance-preparation hip targets
-    "lower_leg",  # eq 28 (+ gain.knee.kw), stance-preparation knee
+    "lower_leg",  # eq 28 (+ gain.knee.kw), stance-preparation knee (+ the stance knee's)
     "foot",  # eq 29 (+ gain.ankle.kw), swing and stance-preparation foot
     "head_orientation",  # eq 22, Q and omega of the head
 )
@@ -254,6 +256,7 @@ class Controller:
             for phase in ("swing", "prep")
         }
         self._knee_relative = rot_z(-p["knee.theta"])
+        self._stance_knee_relative = rot_z(-p["stance_knee.theta"])
         self._ankle_target = p["ankle.theta"]
         self._follow_shank = p["swing_foot.follow_shank"]
         # lower-leg frame pitch in the base pose (sagittal chain: upper-leg pitch minus knee flexion)
@@ -277,6 +280,7 @@ class Controller:
             "swing": (p["gain.swing.kq"] * torque_unit, 0.0),
             "prep": (p["gain.prep.kq"] * torque_unit, p["gain.prep.kw"] * rate_torque_unit),
             "knee": (p["gain.knee.kq"] * torque_unit, p.get("gain.knee.kw", 0.0) * rate_torque_unit),
+            "stance_knee": (p["gain.stance_knee.kq"] * torque_unit, 0.0),
             "ankle": (p["gain.ankle.kq"] * torque_unit, p.get("gain.ankle.kw", 0.0) * rate_torque_unit),
         }
         if self._has_head:
@@ -411,6 +415,10 @@ class Controller:
                 kq[_TRUNK[leg]], kw[_TRUNK[leg]] = (gain * trunk_share for gain in self._gains["trunk"])
                 group_slot[_GROUP_HIP[leg]] = _TRUNK[leg]
                 group_weight[_GROUP_HIP[leg]] = -1.0  # trunk on the parent side of the hip
+                if self._gains["stance_knee"][0] > 0.0:
+                    kq[_LOWER[leg]], kw[_LOWER[leg]] = self._gains["stance_knee"]
+                    group_slot[_GROUP_KNEE[leg]] = _LOWER[leg]
+                    group_weight[_GROUP_KNEE[leg]] = 1.0
             elif state == _SWING or state == _PREP:
                 phase = "prep" if state == _PREP else "swing"
                 kq[_UPPER[leg]], kw[_UPPER[leg]] = self._gains[phase]
@@ -460,7 +468,7 @@ class Controller:
             states, d_forward, d_right, target_speed, v_forward, v_right
         )
         target_R = self._target_orientations(
-            s.body_R, psi, target_heading, lean, side_lean, flexion, abduction
+            s.body_R, psi, target_heading, lean, side_lean, flexion, abduction, states
         )
 
         torque = self._feature_torques(s, tables, target_R)
@@ -589,9 +597,11 @@ class Controller:
         side_lean: float,
         flexion: list,
         abduction: list,
+        states: tuple = (_SWING, _SWING),
     ) -> np.ndarray:
         """Target rotation per feature slot (_N_SLOTS, 3, 3): facing-frame targets for trunk, upper
-        legs, feet and head; lower legs relative to the current upper legs."""
+        legs, feet and head; lower legs relative to the current upper legs (a stance leg's by the
+        stance knee target)."""
         if self._follow_shank > 0.0:
             lower = self.model.lower_body
             ankle_r, ankle_l = swing_foot_pitch_targets(
@@ -608,7 +618,10 @@ class Controller:
             (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),
             (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
         )
-        lower_targets = R[self._upper_bodies] @ self._knee_relative
+        knee_relative = [
+            self._stance_knee_relative if state == _STANCE else self._knee_relative for state in states
+        ]
+        lower_targets = R[self._upper_bodies] @ np.stack(knee_relative)
         return np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
 
     def _feature_torques(self, s: Sensors, tables: _StateTables, target_R: np.ndarray) -> np.ndarray:

@@ -41,6 +41,9 @@ gain.knee.kq                0.05            [0, 2]              prep lower leg (
 gain.knee.kw                0 (off)         [0, 2]              beyond the paper: prep lower-leg angular-
                                                                 velocity gain (eq 28 has none: the shank
                                                                 swings on undamped into the strike)
+gain.stance_knee.kq         0 (off)         [0, 2]              beyond the paper: eq 28's lower-leg law on
+                                                                a stance leg (no kw term)
+stance_knee.theta           base + 0.25     base -0.3 .. +1.0   ... its knee flexion target, rad
 gain.ankle.kq               0.1             [0, 2]              swing/prep foot (eq 29)
 gain.ankle.kw               0 (off)         [0, 2]              beyond the paper: swing/prep foot damping,
                                                                 on the rate of eq 29's error (the foot's
@@ -121,6 +124,7 @@ TERMINAL_SWING_RETRACTION = "terminal_swing_retraction"
 ANKLE_FORCE_FEEDBACK_ONSET = "ankle_force_feedback_onset"
 LIFT_OFF_PUSH = "lift_off_push"
 FOOT_DAMPING = "foot_damping"
+STANCE_KNEE_TARGET = "stance_knee_target"
 
 
 class ParameterError(ValueError):
@@ -319,6 +323,34 @@ def controller_parameter_specs(control_model) -> list:
             "stance-preparation lower-leg angular-velocity gain, M g L sqrt(L/g) per rad/s (eq 28 + "
             "an eq 15 kw term)",
             KNEE_DAMPING,
+        )
+    )
+    # beyond the paper: eq 28 guides the knee in stance preparation only; in stance the knee follows
+    # the vasti's F+ (eq 23) and the ground, and every human-objective walker's stance knee yields to
+    # 33 deg within 5 % of the cycle and then locks straight from 29 % on, where a person's flexes to
+    # 15-20 deg and comes back to about 5 deg (docs/human-like-gait.md); eq 28's law on a stance
+    # leg's lower leg with its own target and gain, no kw term (the stance shank's angular velocity
+    # is the body's forward rotation over the foot); gain 0 (the default) is the paper's controller
+    specs.append(
+        ParamSpec(
+            "gain.stance_knee.kq",
+            0.0,
+            0.0,
+            2.0,
+            fb,
+            "stance lower-leg orientation gain, M g L per rad (eq 28 on a stance leg)",
+            STANCE_KNEE_TARGET,
+        )
+    )
+    specs.append(
+        ParamSpec(
+            "stance_knee.theta",
+            k0 + 0.25,
+            k0 - 0.3,
+            k0 + 1.0,
+            fb,
+            "stance knee flexion target (lower vs upper leg), rad",
+            STANCE_KNEE_TARGET,
         )
     )
     add("gain.ankle.kq", 0.1, 0.0, 2.0, fb, "swing/preparation foot orientation gain, M g L per rad (eq 29)")

@@ -121,6 +121,36 @@ def test_knee_overextension_is_silent_when_flexing_or_flexed(flexion, flexion_ra
     np.testing.assert_array_equal(on, off)
 
 
+def _stance_knee_feedback(gain: float, target: float) -> np.ndarray:
+    """Feedback with the right leg in stance at the base pose and its stance knee target ``target``
+    rad from the base pose's knee flexion."""
+    knee0 = build_creature().model.knee0
+    return _feedback({"gain.stance_knee.kq": gain, "stance_knee.theta": knee0 + target})
+
+
+def test_the_stance_knee_target_is_off_by_default():
+    """gain.stance_knee.kq 0 (the default, the paper's controller): the stance knee target moves
+    nothing."""
+    np.testing.assert_array_equal(_stance_knee_feedback(0.0, 0.4), _stance_knee_feedback(0.0, -0.2))
+
+
+def test_the_stance_knee_target_flexes_the_stance_knee_through_its_knee_muscles():
+    """Above 0, eq 28's law on the stance leg: a target more flexed than the knee excites the
+    stance leg's knee flexors and inhibits its extensors, in proportion to the gain and the error,
+    and moves no muscle that does not cross that knee."""
+    creature = build_creature()
+    ix = creature.index
+    off = _stance_knee_feedback(0.0, 0.3)
+    change = _stance_knee_feedback(0.5, 0.3) - off
+    assert change[ix("hamstrings_r")] > 0.0
+    assert change[ix("vasti_r")] < 0.0
+    crossing = {i for i, m in enumerate(creature.model.muscles) if m.side == "r" and "knee" in m.roles}
+    assert set(np.flatnonzero(np.abs(change) > 1e-12)) <= crossing
+    np.testing.assert_allclose(_stance_knee_feedback(1.0, 0.3) - off, 2.0 * change, atol=1e-12)
+    at_target = _stance_knee_feedback(0.5, 0.0) - _stance_knee_feedback(0.0, 0.0)
+    np.testing.assert_allclose(at_target, 0.0, atol=1e-12)
+
+
 def _swing_ankle_feedback(follow_shank: float, shank_pitch: float) -> np.ndarray:
     """Feedback of the left (swing) leg's ankle muscles with its lower leg and foot both pitched
     by ``shank_pitch`` (the ankle angle as in the base pose)."""
@@ -385,6 +415,7 @@ def test_the_feedback_split_by_source_sums_to_the_feedback_in_every_leg_state():
         "swing_foot.follow_shank": 0.5,
         "jt_equal_activation.weight": 0.7,
         "prep_foot.kv": 0.3,
+        "gain.stance_knee.kq": 0.3,
     }
     controller = Controller(creature.model, params)
     assert not controller.feedback_by_source().any()  # before the first step

@@ -24,6 +24,8 @@ def test_parameter_list_structure(creature):
     assert [s.name for s in extensions] == [
         "swing_foot.follow_shank",
         "gain.knee.kw",
+        "gain.stance_knee.kq",
+        "stance_knee.theta",
         "gain.ankle.kw",
         "prep_foot.kv",
         "prep_foot.ahead",
@@ -47,6 +49,7 @@ def test_parameter_list_structure(creature):
         "stance_tibialis.soleus_inhibition",
         "angular_velocity_filter.time_constant",
         "gain.knee.kw",
+        "gain.stance_knee.kq",
         "gain.ankle.kw",
         "jt_equal_activation.weight",
     ):
