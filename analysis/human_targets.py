@@ -314,6 +314,7 @@ def table(name: str, analysis: dict, comparison: dict, motion: dict | None = Non
         for m, value, goal, human, ok in rows
     ]
     extra = [
+        *gps_lines(comparison),
         *grf_split(comparison),
         *spatiotemporal_lines(comparison),
         *kinetics_lines(comparison),
@@ -323,6 +324,17 @@ def table(name: str, analysis: dict, comparison: dict, motion: dict | None = Non
     if extra:
         lines += ["", *(f"- {line}" for line in extra)]
     return "\n".join(lines) + "\n"
+
+
+def gps_lines(comparison: dict) -> list[str]:
+    """What the GPS is made of (`musclewalk compare`'s Movement Analysis Profile): each variable's
+    score over both sides, largest first; the GPS is the RMS of the sides' scores."""
+    profile = {k: v for k, v in (comparison.get("map_deg") or {}).items() if v is not None}
+    if not profile:
+        return []
+    ranked = sorted(profile.items(), key=lambda kv: -kv[1])
+    parts = ", ".join(f"{name.replace('_', ' ')} {value:.1f}" for name, value in ranked)
+    return [f"GPS by variable (Movement Analysis Profile, RMSE °, largest first): {parts}"]
 
 
 def spatiotemporal_lines(comparison: dict) -> list[str]:

@@ -80,6 +80,11 @@ def test_human_targets_judge_each_figure():
     }
     assert all(met for *_, met in target_rows(analysis, comparison))
     assert table("x", analysis, comparison).startswith("x: 16 of 16 targets met")
+    comparison["map_deg"] = {"knee_flexion": 4.0, "foot_progression": 12.5, "hip_rotation": None}
+    assert (
+        "- GPS by variable (Movement Analysis Profile, RMSE °, largest first): foot progression 12.5, "
+        "knee flexion 4.0\n" in table("x", analysis, comparison)
+    )
     for side in "rl":
         comparison["vgrf"][side].update(impact_bw=2.3, loading_peak_bw=1.1, loading_peak_percent=14.0)
     assert (
