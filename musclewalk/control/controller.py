@@ -618,10 +618,13 @@ class Controller:
             (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),
             (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
         )
-        knee_relative = [
-            self._stance_knee_relative if state == _STANCE else self._knee_relative for state in states
-        ]
-        lower_targets = R[self._upper_bodies] @ np.stack(knee_relative)
+        if self._gains["stance_knee"][0] > 0.0:
+            knee_relative = np.stack(
+                [self._stance_knee_relative if state == _STANCE else self._knee_relative for state in states]
+            )
+        else:
+            knee_relative = self._knee_relative
+        lower_targets = R[self._upper_bodies] @ knee_relative
         return np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
 
     def _feature_torques(self, s: Sensors, tables: _StateTables, target_R: np.ndarray) -> np.ndarray:
