@@ -193,7 +193,7 @@ def _com_relative_in_facing_frame(s: Sensors, psi: float) -> tuple:
 class _StateTables:
     """Everything that depends only on the (right, left) leg states, per muscle / pair / slot."""
 
-    __slots__ = ("constant", "fplus", "pair_slot", "pair_weight", "kq", "kw", "n_stance")
+    __slots__ = ("constant", "fplus", "pair_slot", "pair_weight", "kq", "kw", "n_stance", "knee_relative")
 
 
 class Controller:
@@ -257,6 +257,7 @@ class Controller:
         }
         self._knee_relative = rot_z(-p["knee.theta"])
         self._stance_knee_relative = rot_z(-p["stance_knee.theta"])
+        self._stance_knee_on = p["gain.stance_knee.kq"] > 0.0
         self._ankle_target = p["ankle.theta"]
         self._follow_shank = p["swing_foot.follow_shank"]
         # lower-leg frame pitch in the base pose (sagittal chain: upper-leg pitch minus knee flexion)
@@ -415,7 +416,7 @@ class Controller:
                 kq[_TRUNK[leg]], kw[_TRUNK[leg]] = (gain * trunk_share for gain in self._gains["trunk"])
                 group_slot[_GROUP_HIP[leg]] = _TRUNK[leg]
                 group_weight[_GROUP_HIP[leg]] = -1.0  # trunk on the parent side of the hip
-                if self._gains["stance_knee"][0] > 0.0:
+                if self._stance_knee_on:
                     kq[_LOWER[leg]], kw[_LOWER[leg]] = self._gains["stance_knee"]
                     group_slot[_GROUP_KNEE[leg]] = _LOWER[leg]
                     group_weight[_GROUP_KNEE[leg]] = 1.0
@@ -435,6 +436,12 @@ class Controller:
             kq[_HEAD], kw[_HEAD] = self._gains["head"]
             group_weight[_GROUP_HEAD] = 1.0
         tables.kq, tables.kw = kq[:, None], kw[:, None]
+        # lower-leg targets relative to the upper legs: a stance leg's by the stance knee target
+        tables.knee_relative = (
+            np.stack([self._stance_knee_relative if st == _STANCE else self._knee_relative for st in states])
+            if self._stance_knee_on
+            else self._knee_relative
+        )
         tables.pair_slot = group_slot[self._pair_group]
         tables.pair_weight = group_weight[self._pair_group] * self._pair_inv_m_fmax
         self._tables[states] = tables
@@ -468,7 +475,7 @@ class Controller:
             states, d_forward, d_right, target_speed, v_forward, v_right
         )
         target_R = self._target_orientations(
-            s.body_R, psi, target_heading, lean, side_lean, flexion, abduction, states
+            s.body_R, psi, target_heading, lean, side_lean, flexion, abduction, tables.knee_relative
         )
 
         torque = self._feature_torques(s, tables, target_R)
@@ -597,11 +604,11 @@ class Controller:
         side_lean: float,
         flexion: list,
         abduction: list,
-        states: tuple = (_SWING, _SWING),
+        knee_relative: np.ndarray,
     ) -> np.ndarray:
         """Target rotation per feature slot (_N_SLOTS, 3, 3): facing-frame targets for trunk, upper
-        legs, feet and head; lower legs relative to the current upper legs (a stance leg's by the
-        stance knee target)."""
+        legs, feet and head; lower legs relative to the current upper legs by ``knee_relative``
+        (the state tables' knee targets)."""
         if self._follow_shank > 0.0:
             lower = self.model.lower_body
             ankle_r, ankle_l = swing_foot_pitch_targets(
@@ -618,12 +625,6 @@ class Controller:
             (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),
             (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
         )
-        if self._gains["stance_knee"][0] > 0.0:
-            knee_relative = np.stack(
-                [self._stance_knee_relative if state == _STANCE else self._knee_relative for state in states]
-            )
-        else:
-            knee_relative = self._knee_relative
         lower_targets = R[self._upper_bodies] @ knee_relative
         return np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
 
