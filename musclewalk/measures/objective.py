@@ -40,6 +40,52 @@ def objective_file(name_or_path) -> Path:
     return path
 
 
+def _resolved(path: Path, seen: tuple[Path, ...] = ()) -> dict:
+    """An objective file's values with what it ``extends`` resolved: the parent's terms (a name in
+    models/objectives/ or a .yaml path relative to the file), each term of this file replacing
+    the fields it gives of the parent's term of that name (a new name adds a term, ``null``
+    removes one); a file that extends another must say in its description how it differs."""
+    data = read_yaml(path, ObjectiveError, "objective file")
+    if not isinstance(data, dict) or "extends" not in data:
+        return data
+    data = dict(data)
+    parent = data.pop("extends")
+    if not isinstance(parent, str) or not parent:
+        raise ObjectiveError(f"{path}: extends: expected an objective name or .yaml file, got {parent!r}")
+    if not data.get("description"):
+        raise ObjectiveError(f"{path}: description: required in a file that extends another objective")
+    parent_path = Path(parent)
+    if parent_path.suffix in (".yaml", ".yml") and not parent_path.is_absolute():
+        parent_path = path.parent / parent_path
+    try:
+        parent_path = objective_file(parent_path if parent_path.suffix else parent)
+    except ObjectiveError as exc:
+        raise ObjectiveError(f"{path}: extends: {exc}") from None
+    if not parent_path.is_file():
+        raise ObjectiveError(f"{path}: extends: {parent_path}: no such objective file")
+    chain = (*seen, path.resolve())
+    if parent_path.resolve() in chain:
+        raise ObjectiveError(f"{path}: extends: {parent!r} extends this file again (a cycle)")
+    base = _resolved(parent_path, chain)
+    if not isinstance(base, dict) or not isinstance(base.get("terms"), dict):
+        raise ObjectiveError(f"{parent_path}: expected a mapping with 'terms'")
+    terms = {name: dict(spec) if isinstance(spec, dict) else spec for name, spec in base["terms"].items()}
+    changes = data.get("terms", {})
+    if not isinstance(changes, dict):
+        raise ObjectiveError(f"{path}: terms: expected a mapping of term name -> fields to change")
+    for name, spec in changes.items():
+        if spec is None:
+            if name not in terms:
+                raise ObjectiveError(f"{path}: terms.{name}: removes a term {parent_path.stem} does not have")
+            del terms[name]
+        elif isinstance(spec, dict) and isinstance(terms.get(name), dict):
+            terms[name].update(spec)
+        else:
+            terms[name] = spec
+    data["terms"] = terms
+    return data
+
+
 @dataclass(frozen=True)
 class Term:
     name: str  # the term's name in history.csv and best.json
@@ -114,8 +160,7 @@ class Objective:
     def load(cls, name_or_path: str | Path = DEFAULT_OBJECTIVE) -> "Objective":
         """An objective by name (a file in models/objectives/) or by path."""
         path = objective_file(name_or_path)
-        data = read_yaml(path, ObjectiveError, "objective file")
-        return cls.from_dict(data, path.stem, source=str(path))
+        return cls.from_dict(_resolved(path), path.stem, source=str(path))
 
     @classmethod
     def from_dict(cls, data, name: str, source: str = "objective") -> "Objective":

@@ -455,6 +455,47 @@ def test_first_grf_peak_excess_by_hand():
     assert late.value(SimpleNamespace(t=0.0, sensors=SimpleNamespace(foot_grf=np.zeros((2, 3))))) == 0.0
 
 
+def test_cycle_first_grf_peak_excess_reads_the_mean_cycle_at_the_comparisons_points():
+    """Per foot, its cycles' vertical GRF at the cycle's 2 % points up to 35 %, as `musclewalk
+    compare` samples a cycle, averaged over the cycles after 2 s: the mean curve's first peak
+    above 1.3 BW times the cycles. A transient between two points counts nothing, a peak on one
+    counts, later in the cycle nothing; each cycle's end gives the change of that total / dt, so
+    that the time average is the total per second. The starting stance is no cycle and an
+    unfinished cycle counts nothing."""
+    from musclewalk.analysis.reference import PERCENT
+    from musclewalk.measures.gait import CYCLE_PERCENT, CycleFirstGrfPeakExcess
+
+    assert np.array_equal(CYCLE_PERCENT, PERCENT)
+    objective = Objective.from_dict(
+        {"terms": {"first_peak": {"measure": "cycle_first_grf_peak_excess", "weight": 1.0}}}, "first_peak"
+    )
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    measure = ObjectiveRecorder(fake_sim(), scenario, objective).measures["first_peak"]
+    assert isinstance(measure, CycleFirstGrfPeakExcess)
+    weight = BODY_MASS * 9.80665
+    # the right foot lands at 0.5 s (k = 100, before the 2 s skipped: not counted), at 2.0 s
+    # (k = 400), 2.5 s and 3.0 s: two 0.5 s cycles after 2 s, their 2 % points every 2 control
+    # steps; the left foot stands from the start
+    right = np.zeros(660)
+    first, second, third = 400, 500, 600
+    for start in (100, 400, 500, 600):
+        right[start : start + 69] = 1.0
+    right[120] = 3.0  # in the cycle before 2 s
+    right[first + 3] = 2.5  # between the points at 1 and 2 %: missed
+    right[first + 20] = 1.6  # at 20 %
+    right[first + 50] = 2.0  # at 50 %: past the first peak's 35 %
+    right[second + 20] = 1.2  # the second cycle: the mean at 20 % is 1.4 BW
+    right[third + 20] = 1.9  # the third cycle, never finished
+    values = []
+    for k, r in enumerate(right):
+        sensors = SimpleNamespace(t=k * DT, foot_grf=np.array([[0.0, r * weight, 0.0], [0.0, weight, 0.0]]))
+        values.append(measure.value(SimpleNamespace(t=sensors.t, sensors=sensors)))
+    assert np.count_nonzero(values) == 2
+    assert values[second] == pytest.approx(0.3 / DT)  # one cycle, 0.3 BW above the limit
+    assert values[third] == pytest.approx((2 * 0.1 - 0.3) / DT)  # two cycles, their mean 0.1 above
+    assert sum(values) * DT == pytest.approx(0.2)
+
+
 def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw():
     scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
     rec = ObjectiveRecorder(fake_sim(), scenario, Objective.load("humanlike"))
@@ -707,3 +748,49 @@ def test_passive_fibre_force_is_the_fibre_force_beyond_the_active_in_body_weight
     assert objective.combine(avg)[1]["passive"] == pytest.approx(2.0 * avg["passive"], rel=1e-12)
     with pytest.raises(ValueError, match="passive_fibre_force: needs millard muscles"):
         PassiveFibreForcePerBodyWeight(SimpleNamespace(muscle_model="ideal"))
+
+
+def test_an_objective_file_extends_another_term_by_term(tmp_path):
+    """``extends``: the parent's terms (by name, or a .yaml path relative to the file), each term
+    given replacing only the fields it names; ``null`` removes a term; a new name adds one."""
+    (tmp_path / "base.yaml").write_text(
+        "description: base\nterms:\n"
+        "  speed: {measure: speed_error, weight: 100.0, threshold: 0.05}\n"
+        "  cadence: {measure: step_frequency_error, weight: 20.0}\n"
+    )
+    (tmp_path / "child.yaml").write_text(
+        "extends: base.yaml\ndescription: child\nterms:\n"
+        "  speed: {weight: 50.0}\n  cadence: null\n  limit: {measure: joint_limit_torque, weight: 30.0}\n"
+    )
+    (tmp_path / "grandchild.yaml").write_text("extends: child.yaml\ndescription: grandchild\nterms:\n  limit: {weight: 1.0}\n")
+    child = Objective.load(tmp_path / "grandchild.yaml")
+    assert child.description == "grandchild"
+    assert [(t.name, t.measure, t.weight, t.threshold) for t in child.terms] == [
+        ("speed", "speed_error", 50.0, 0.05),
+        ("limit", "joint_limit_torque", 1.0, 0.0),
+    ]
+    # by name, from models/objectives/: the shipped variants equal their parent but for one term
+    heavy, steps = Objective.load("human-firstpeak-heavy"), Objective.load("human-firstpeak-heavy-steps")
+    assert [t for t in steps.terms if t.name != "cadence"] == [t for t in heavy.terms if t.name != "cadence"]
+    assert [t.weight for t in steps.terms if t.name == "cadence"] == [100.0]
+    cycle = {t.name: t for t in Objective.load("human-firstpeak-cycle").terms}
+    assert cycle["firstpeak"].measure == "cycle_first_grf_peak_excess" and cycle["firstpeak"].weight == 100.0
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("extends: base.yaml\nterms: {}\n", "description: required"),
+        ("extends: nowhere.yaml\ndescription: d\n", "extends:"),
+        ("extends: self.yaml\ndescription: d\n", "cycle"),
+        ("extends: base.yaml\ndescription: d\nterms: {absent: null}\n", "terms.absent"),
+        ("extends: base.yaml\ndescription: d\nterms: {speed: {measure: none}}\n", "terms.speed.measure"),
+    ],
+)
+def test_a_bad_extending_objective_names_its_file_and_key(tmp_path, text, message):
+    (tmp_path / "base.yaml").write_text("description: base\nterms:\n  speed: {measure: speed_error, weight: 1.0}\n")
+    path = tmp_path / "self.yaml"
+    path.write_text(text)
+    with pytest.raises(ObjectiveError, match=message) as err:
+        Objective.load(path)
+    assert "self.yaml" in str(err.value)
