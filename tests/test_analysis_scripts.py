@@ -1186,3 +1186,25 @@ def test_static_optimization_charges_a_lab_trial(tmp_path):
     assert "| gross cost of transport, J/(kg m) |" in r.stdout
     missing = run_script("static_optimization.py", "--trial", "a.osim", "b.mot", "c.xml")
     assert missing.returncode == 2 and "a.osim: no such file" in missing.stderr
+
+
+def test_grf_measures_replays_the_objectives_measures_on_a_recorded_grf(monkeypatch):
+    """analysis/grf_measures.py: one control step per recorded GRF sample, time-averaged over
+    t_max as the objective does: a landing at 2 BW is 0.7 BW above first_grf_peak_excess's
+    limit once, 0.6 above vertical_grf_excess's for one sample."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    sys.path.insert(0, str(REPO / "analysis"))
+    import grf_measures
+
+    mass, dt = 50.0, 0.005
+    weight = mass * 9.80665
+    right = np.array([0.0, 1.0, 2.0, 1.0, 1.0]) * weight
+    trial = SimpleNamespace(body_mass=mass, grf_time=np.arange(5) * dt, vgrf={"r": right, "l": np.zeros(5)})
+    monkeypatch.setattr(grf_measures, "from_simulation", lambda sim_dir, kinetics: trial)
+    values = grf_measures.replay(Path("sim"), t_max=1.0)
+    assert values["first_grf_peak_excess"] == pytest.approx(0.7)
+    assert values["vertical_grf_excess"] == pytest.approx(0.6 * dt)
+    assert values["cycle_first_grf_peak_excess"] == 0.0  # no cycle after 2 s

@@ -762,7 +762,9 @@ def test_an_objective_file_extends_another_term_by_term(tmp_path):
         "extends: base.yaml\ndescription: child\nterms:\n"
         "  speed: {weight: 50.0}\n  cadence: null\n  limit: {measure: joint_limit_torque, weight: 30.0}\n"
     )
-    (tmp_path / "grandchild.yaml").write_text("extends: child.yaml\ndescription: grandchild\nterms:\n  limit: {weight: 1.0}\n")
+    (tmp_path / "grandchild.yaml").write_text(
+        "extends: child.yaml\ndescription: grandchild\nterms:\n  limit: {weight: 1.0}\n"
+    )
     child = Objective.load(tmp_path / "grandchild.yaml")
     assert child.description == "grandchild"
     assert [(t.name, t.measure, t.weight, t.threshold) for t in child.terms] == [
@@ -788,7 +790,9 @@ def test_an_objective_file_extends_another_term_by_term(tmp_path):
     ],
 )
 def test_a_bad_extending_objective_names_its_file_and_key(tmp_path, text, message):
-    (tmp_path / "base.yaml").write_text("description: base\nterms:\n  speed: {measure: speed_error, weight: 1.0}\n")
+    (tmp_path / "base.yaml").write_text(
+        "description: base\nterms:\n  speed: {measure: speed_error, weight: 1.0}\n"
+    )
     path = tmp_path / "self.yaml"
     path.write_text(text)
     with pytest.raises(ObjectiveError, match=message) as err:
