@@ -24,6 +24,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
     ankle_fplus.ramp leg lengths ahead of the COM, 1 from ankle_fplus.onset on (push-off after
     mid-stance);
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
+  * beyond the paper, off at 0: the swing / stance-preparation upper legs' target yaw turned
+    outward from the heading (swing.toe_out; eq 26-27's targets face the heading).
   * eq 28: stance-preparation lower-leg target through the knee muscles.
   * beyond the paper, off at gain 0: eq 28's law on a stance leg, with its own knee target and gain
     (gain.stance_knee.kq, stance_knee.theta; no kw term).
@@ -255,6 +257,7 @@ class Controller:
             )
             for phase in ("swing", "prep")
         }
+        self._toe_out = p["swing.toe_out"]
         self._knee_relative = rot_z(-p["knee.theta"])
         self._stance_knee_relative = rot_z(-p["stance_knee.theta"])
         self._stance_knee_on = p["gain.stance_knee.kq"] > 0.0
@@ -621,7 +624,15 @@ class Controller:
             ankle_r = ankle_l = self._ankle_target
         self._foot_pitch_targets = (ankle_r, ankle_l)
         facing_targets = few_facing_rotations(
-            (target_heading, target_heading, target_heading, psi, psi, target_heading),
+            # + yaw turns the forward axis to the left (-Z): the right leg turns out by - toe_out
+            (
+                target_heading,
+                target_heading - self._toe_out,
+                target_heading + self._toe_out,
+                psi,
+                psi,
+                target_heading,
+            ),
             (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),
             (-side_lean, -abduction[0], abduction[1], 0.0, 0.0, 0.0),
         )

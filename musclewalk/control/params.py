@@ -28,6 +28,9 @@ prep.theta0                 base + 0.3      base -0.5 .. +1.5   as swing.*, stan
 prep.kp_sagittal            0.5             [-2, 3]
 prep.kd_sagittal            -0.5            [-3, 2]
 coronal.phi0                0.0             [-0.3, 0.5]         hip abduction offset, rad (eq 13)
+swing.toe_out               0 (off)         [-0.2, 0.5]         beyond the paper: swing / prep upper-leg
+                                                                axial target turned outward (hip external
+                                                                rotation), rad; eq 26-27 face the heading
 coronal.kp                  0.2             [-2, 3]             per leg length of d_C (eq 13)
 coronal.kd                  -0.5            [-3, 2]             per Froude speed of v_C (eq 13)
 knee.theta                  base pose       base -0.3 .. +1.5   prep knee flexion target, rad (§4.2)
@@ -125,6 +128,7 @@ ANKLE_FORCE_FEEDBACK_ONSET = "ankle_force_feedback_onset"
 LIFT_OFF_PUSH = "lift_off_push"
 FOOT_DAMPING = "foot_damping"
 STANCE_KNEE_TARGET = "stance_knee_target"
+SWING_TOE_OUT = "swing_toe_out"
 
 
 class ParameterError(ValueError):
@@ -238,6 +242,22 @@ def controller_parameter_specs(control_model) -> list:
         2.0,
         tf,
         "k_d^phi: rad per sqrt(gL) of outward COM speed v_C, enters as -k_d v_C (eq 13)",
+    )
+    # beyond the paper: eq 26-27's upper-leg targets face the target heading about the vertical, so
+    # that a swing leg lands with its foot along the heading; a person's foot lands and stays turned
+    # out about 13 deg (foot progression, the largest part of the human-objective Human's GPS:
+    # docs/human-like-gait.md). Each swing / stance-preparation upper leg's target yaw turned outward
+    # by this angle (hip external rotation); 0 (the default) is the paper's target
+    specs.append(
+        ParamSpec(
+            "swing.toe_out",
+            0.0,
+            -0.2,
+            0.5,
+            tf,
+            "swing/preparation upper-leg axial target turned outward from the heading, rad",
+            SWING_TOE_OUT,
+        )
     )
     add(
         "knee.theta",

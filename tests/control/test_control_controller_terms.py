@@ -658,3 +658,33 @@ def test_the_ankle_extensors_force_feedback_ramps_in_as_the_body_passes_the_stan
         assert gated[ix(muscle)] == pytest.approx(share * eq23[ix(muscle)], abs=1e-12), muscle
     for muscle in ("vasti_r", "soleus_l", "gastrocnemius_l", "vasti_l"):
         assert gated[ix(muscle)] == eq23[ix(muscle)], muscle
+
+
+def test_swing_toe_out_turns_each_swing_upper_leg_target_outward():
+    """swing.toe_out (beyond the paper, 0 by default: the paper's targets face the heading): the
+    right upper leg's target turns its forward axis to the right (+Z), the left one's to the left,
+    by the angle; the trunk, feet and head targets do not move."""
+    from musclewalk.control import Controller
+    from musclewalk.control.controller import _UPPER
+    from musclewalk.control.rotations import yaw_pitch_roll
+
+    cm = build_creature().model
+    from control_synth import BODIES
+
+    R = np.repeat(np.eye(3)[None], len(BODIES), axis=0)
+
+    def targets(params, heading=0.3):
+        controller = Controller(cm, params)
+        knee = np.repeat(np.eye(3)[None], 2, axis=0)
+        return controller._target_orientations(R, heading, heading, 0.0, 0.0, [0.2, 0.2], [0.0, 0.0], knee)
+
+    paper, turned = targets({}), targets({"swing.toe_out": 0.25})
+    yaw, _, _ = yaw_pitch_roll(turned)
+    yaw0, _, _ = yaw_pitch_roll(paper)
+    np.testing.assert_allclose(yaw0[list(_UPPER)], 0.3)
+    np.testing.assert_allclose(yaw[list(_UPPER)], [0.3 - 0.25, 0.3 + 0.25])
+    right_forward = turned[_UPPER[0]] @ np.array([1.0, 0.0, 0.0])
+    heading_right = np.array([np.sin(0.3), 0.0, np.cos(0.3)])  # +Z at heading 0
+    assert right_forward @ heading_right > 0.0
+    others = [k for k in range(len(paper)) if k not in _UPPER]
+    np.testing.assert_allclose(turned[others], paper[others])

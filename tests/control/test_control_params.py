@@ -22,6 +22,7 @@ def test_parameter_list_structure(creature):
     # beyond the paper, off at their defaults
     extensions = [s for s in all_specs if s.extension]
     assert [s.name for s in extensions] == [
+        "swing.toe_out",
         "swing_foot.follow_shank",
         "gain.knee.kw",
         "gain.stance_knee.kq",
@@ -42,6 +43,7 @@ def test_parameter_list_structure(creature):
     ]
     defaults = default_parameters(creature.model)
     for gain in (
+        "swing.toe_out",
         "prep_foot.kv",
         "knee_overextension.gain",
         "swing_foot.follow_shank",
