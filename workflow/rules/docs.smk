@@ -7,6 +7,7 @@ rule docs:
         "docs/tables/human_targets.md",
         "docs/tables/excitation_sources.md",
         "docs/tables/static_optimization.md",
+        "docs/tables/reproducibility.json",
 
 
 rule committed_comparison:
@@ -20,6 +21,21 @@ rule committed_comparison:
         CONDA_ENV
     shell:
         "python3.11 analysis/committed_comparison.py --out {output} > {log} 2>&1"
+
+
+# what every committed walker gives re-simulated 10 s straight (distance to the last bit, a digest of
+# its states), the record `analysis/reproducibility.py --check` compares a machine under load with
+rule reproducibility:
+    input:
+        runs=lambda wc: sorted(str(p) for p in Path("models/optimized").glob("*/best.json")),
+    output:
+        "docs/tables/reproducibility.json",
+    log:
+        "results/logs/reproducibility.log",
+    conda:
+        CONDA_ENV
+    shell:
+        "python3.11 analysis/reproducibility.py --out {output} > {log} 2>&1"
 
 
 rule spine_stiffness_sweep:
