@@ -10,7 +10,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 from .model.metadata import MILLARD_MUSCLES, ModelMeta
 
@@ -317,6 +317,41 @@ def read_yaml(path, error: type[Exception], what: str):
     from . import yaml_io
 
     return _read_input(path, error, what, yaml_io.safe_load, "YAML", (yaml.YAMLError, UnicodeDecodeError))
+
+
+def extended_file(
+    path: Path, data: dict, chain: tuple, error: type[Exception], kind: str, named: Callable | None = None
+) -> tuple[Path, tuple[Path, ...]]:
+    """The file that an input file extends, checked as every extending file (objective, task,
+    experiment) is: ``extends`` (popped from ``data``, the file's values) a .yaml path relative to
+    ``path`` or, with ``named``, a name that ``named`` maps to its file (raising ``error`` for an
+    unknown one); a description in ``data``; the extended file there; and not one of ``chain``,
+    the files extending this one. Returns the extended file and the chain to pass on (``path``
+    added); ``error`` names ``path`` and the key otherwise."""
+    value = data.pop("extends")
+    as_file = isinstance(value, str) and value.endswith((".yaml", ".yml"))
+    if not as_file and not (named is not None and isinstance(value, str) and value):
+        article = "an" if kind[0] in "aeiou" else "a"
+        expected = f"{article} {kind} name or a .yaml file" if named else f"{article} {kind} .yaml file"
+        raise error(f"{path}: extends: expected {expected}, got {value!r}")
+    if not data.get("description"):
+        raise error(
+            f"{path}: description: required in a file that extends another {kind} (the extended "
+            f"one's would describe another {kind} in every log)"
+        )
+    if as_file:
+        parent = Path(path).parent / value
+    else:
+        try:
+            parent = named(value)
+        except error as exc:
+            raise error(f"{path}: extends: {exc}") from None
+    if not parent.is_file():
+        raise error(f"{path}: extends: {parent}: no such {kind} file")
+    chain = (*chain, Path(path).resolve())
+    if parent.resolve() in chain:
+        raise error(f"{path}: extends: {value!r} extends this file again (a cycle)")
+    return parent, chain
 
 
 def read_json(path, error: type[Exception], what: str):

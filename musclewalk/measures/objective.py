@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from ..io_checks import read_yaml
+from ..io_checks import extended_file, read_yaml
 from ..model.template import models_dir
 from .gait import MEASURES, MeasureContext, MuscleForcePerBodyWeight, StepSample
 from .integral import StepIntegral
@@ -49,23 +49,7 @@ def _resolved(path: Path, seen: tuple[Path, ...] = ()) -> dict:
     if not isinstance(data, dict) or "extends" not in data:
         return data
     data = dict(data)
-    parent = data.pop("extends")
-    if not isinstance(parent, str) or not parent:
-        raise ObjectiveError(f"{path}: extends: expected an objective name or .yaml file, got {parent!r}")
-    if not data.get("description"):
-        raise ObjectiveError(f"{path}: description: required in a file that extends another objective")
-    parent_path = Path(parent)
-    if parent_path.suffix in (".yaml", ".yml") and not parent_path.is_absolute():
-        parent_path = path.parent / parent_path
-    try:
-        parent_path = objective_file(parent_path if parent_path.suffix else parent)
-    except ObjectiveError as exc:
-        raise ObjectiveError(f"{path}: extends: {exc}") from None
-    if not parent_path.is_file():
-        raise ObjectiveError(f"{path}: extends: {parent_path}: no such objective file")
-    chain = (*seen, path.resolve())
-    if parent_path.resolve() in chain:
-        raise ObjectiveError(f"{path}: extends: {parent!r} extends this file again (a cycle)")
+    parent_path, chain = extended_file(path, data, seen, ObjectiveError, "objective", objective_file)
     base = _resolved(parent_path, chain)
     if not isinstance(base, dict) or not isinstance(base.get("terms"), dict):
         raise ObjectiveError(f"{parent_path}: expected a mapping with 'terms'")

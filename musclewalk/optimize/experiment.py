@@ -122,7 +122,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..io_checks import read_yaml
+from ..io_checks import extended_file, read_yaml
 from ..measures.objective import Objective, ObjectiveError, objective_file
 from .space import OverrideError, ParameterSpace, layer_overrides, parse_overrides, without_starts
 from .task import (
@@ -219,20 +219,8 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
     data = dict(data)
     if "extends" not in data:
         return data, ()
-    base_name = data.pop("extends")
-    if not isinstance(base_name, str) or not base_name.endswith((".yaml", ".yml")):
-        raise ExperimentError(f"{path}: extends: expected an experiment .yaml file, got {base_name!r}")
-    if "description" not in data:
-        raise ExperimentError(
-            f"{path}: description: required in a file that extends another experiment (the "
-            "extended one's would describe another experiment in every log)"
-        )
-    base_path = (path.parent / base_name).resolve()
-    if not base_path.is_file():
-        raise ExperimentError(f"{path}: extends: {base_path}: no such experiment file")
-    chain = (*chain, path.resolve())
-    if base_path in chain:
-        raise ExperimentError(f"{path}: extends: {base_name!r} extends this file again (a cycle)")
+    base_path, chain = extended_file(path, data, chain, ExperimentError, "experiment")
+    base_path = base_path.resolve()
     base, merged = Experiment._load(base_path, chain)  # valid on its own: its errors name it
     merged = dict(merged)
     for key in _RELATIVE_KEYS:

@@ -53,7 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from ..constants import CONTROL_INTERVAL
-from ..io_checks import read_json_object, read_yaml
+from ..io_checks import extended_file, read_json_object, read_yaml
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.template import models_dir
 from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario
@@ -437,22 +437,7 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
         data["objective"] = str((path.parent / objective).resolve())
     if "extends" not in data:
         return data, (path,)
-    base_name = data.pop("extends")
-    if not isinstance(base_name, str) or not base_name:
-        raise TaskError(f"{path}: extends: expected a task name (models/tasks/) or a .yaml file")
-    if "description" not in data:
-        raise TaskError(
-            f"{path}: description: required in a file that extends another task (the extended "
-            "task's would describe other perturbations in every log)"
-        )
-    base_path = _task_path(
-        path.parent / base_name if base_name.endswith((".yaml", ".yml")) else base_name, f"{path}: extends"
-    )
-    if not base_path.is_file():
-        raise TaskError(f"{path}: extends: {base_path}: no such task file")
-    chain = (*chain, path.resolve())
-    if base_path.resolve() in chain:
-        raise TaskError(f"{path}: extends: {base_name!r} extends this file again (a cycle)")
+    base_path, chain = extended_file(path, data, chain, TaskError, "task", _task_path)
     merged, read = _file_data(base_path, chain)
     Task.from_dict(dict(merged), base_path.stem, source=str(base_path))  # its own errors name it
     for key, value in data.items():
