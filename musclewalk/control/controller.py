@@ -26,6 +26,9 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   * eq 26-27: swing / stance-preparation upper-leg target through the hip muscles of that leg.
   * beyond the paper, off at 0: the swing / stance-preparation upper legs' target yaw turned
     outward from the heading (swing.toe_out; eq 26-27's targets face the heading).
+  * beyond the paper, off at 0: the swing / stance-preparation feet's target yaw moved from the
+    trunk's heading toward the target heading (swing_foot.heading_share) and turned outward
+    (swing_foot.toe_out; eq 29's targets face the trunk's heading).
   * eq 28: stance-preparation lower-leg target through the knee muscles.
   * beyond the paper, off at gain 0: eq 28's law on a stance leg, with its own knee target and gain
     (gain.stance_knee.kq, stance_knee.theta; no kw term).
@@ -76,7 +79,7 @@ from .params import (
     is_uniarticular_plantarflexor,
     validate_parameters,
 )
-from .rotations import few_facing_rotations, heading_of, rot_z, rotation_log
+from .rotations import few_facing_rotations, heading_of, rot_z, rotation_log, wrap_angle
 from .sensors import Sensors
 from .targets import (
     ankle_dorsiflexion,
@@ -263,6 +266,8 @@ class Controller:
         self._stance_knee_on = p["gain.stance_knee.kq"] > 0.0
         self._ankle_target = p["ankle.theta"]
         self._follow_shank = p["swing_foot.follow_shank"]
+        self._foot_heading_share = p["swing_foot.heading_share"]
+        self._foot_toe_out = p["swing_foot.toe_out"]
         # lower-leg frame pitch in the base pose (sagittal chain: upper-leg pitch minus knee flexion)
         self._lower_leg_pitch0 = self.model.upper_leg_pitch0 - self.model.knee0
         self._head_pitch = self.model.head_pitch0
@@ -623,14 +628,18 @@ class Controller:
         else:
             ankle_r = ankle_l = self._ankle_target
         self._foot_pitch_targets = (ankle_r, ankle_l)
+        foot_yaw_r = foot_yaw_l = psi
+        if self._foot_heading_share != 0.0 or self._foot_toe_out != 0.0:
+            foot_yaw = psi + self._foot_heading_share * wrap_angle(target_heading - psi)
+            foot_yaw_r, foot_yaw_l = foot_yaw - self._foot_toe_out, foot_yaw + self._foot_toe_out
         facing_targets = few_facing_rotations(
             # + yaw turns the forward axis to the left (-Z): the right leg turns out by - toe_out
             (
                 target_heading,
                 target_heading - self._toe_out,
                 target_heading + self._toe_out,
-                psi,
-                psi,
+                foot_yaw_r,
+                foot_yaw_l,
                 target_heading,
             ),
             (-lean, flexion[0], flexion[1], ankle_r, ankle_l, -self._head_pitch),

@@ -82,6 +82,11 @@ knee_overextension          base + 0.15     base -0.1 .. +0.8   knee flexion bel
 swing_foot.follow_shank     0 (off)         [0, 1]              beyond the paper: the swing foot pitch
                                                                 target follows this fraction of the
                                                                 lower leg's pitch (1: ankle angle held)
+swing_foot.heading_share    0 (off)         [0, 1]              beyond the paper: swing / prep foot target
+                                                                yaw moved this share of the way from the
+                                                                trunk's heading to the target heading
+swing_foot.toe_out          0 (off)         [-0.2, 0.5]         beyond the paper: swing / prep foot target
+                                                                yaw turned outward from it, rad
 stance_tibialis             0 (off)         [0, 5]              beyond the paper (W12 u_TA^L): stance
   .stretch_gain                                                 dorsiflexor excitation per rad of
                                                                 ankle plantarflexion past theta_off
@@ -129,6 +134,7 @@ LIFT_OFF_PUSH = "lift_off_push"
 FOOT_DAMPING = "foot_damping"
 STANCE_KNEE_TARGET = "stance_knee_target"
 SWING_TOE_OUT = "swing_toe_out"
+SWING_FOOT_YAW = "swing_foot_yaw"
 
 
 class ParameterError(ValueError):
@@ -288,6 +294,35 @@ def controller_parameter_specs(control_model) -> list:
             tf,
             "fraction of the lower leg's pitch (from its base pose) added to the swing foot pitch target",
             SWING_FOOT_FOLLOWS_SHANK,
+        )
+    )
+
+    # beyond the paper: eq 29's swing / stance-preparation foot target faces the trunk's heading
+    # (the facing frame, §4.2), which swings with the pelvis by ±5-12 deg a step, so the foot lands
+    # turned in; a person's stays turned out about 13 deg from the walking direction (foot
+    # progression, the largest part of the human-objective Human's GPS: docs/human-like-gait.md).
+    # The foot target's yaw moved this share of the way to the target heading and turned outward by
+    # swing_foot.toe_out; both 0 (the default) is the paper's target
+    specs.append(
+        ParamSpec(
+            "swing_foot.heading_share",
+            0.0,
+            0.0,
+            1.0,
+            tf,
+            "share of the way from the trunk's heading to the target heading of the swing foot's target yaw",
+            SWING_FOOT_YAW,
+        )
+    )
+    specs.append(
+        ParamSpec(
+            "swing_foot.toe_out",
+            0.0,
+            -0.2,
+            0.5,
+            tf,
+            "swing/preparation foot target yaw turned outward, rad",
+            SWING_FOOT_YAW,
         )
     )
 

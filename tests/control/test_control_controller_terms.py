@@ -688,3 +688,42 @@ def test_swing_toe_out_turns_each_swing_upper_leg_target_outward():
     assert right_forward @ heading_right > 0.0
     others = [k for k in range(len(paper)) if k not in _UPPER]
     np.testing.assert_allclose(turned[others], paper[others])
+
+
+def test_swing_foot_yaw_moves_from_the_trunk_heading_toward_the_target_heading_and_out():
+    """swing_foot.heading_share and swing_foot.toe_out (beyond the paper, 0 by default: eq 29's
+    foot targets face the trunk's heading): the feet's target yaw moves that share of the way to
+    the target heading, the right foot's then turned to the right (-yaw), the left one's to the
+    left; at 0 the targets are the paper's to the bit; the other targets do not move."""
+    from musclewalk.control import Controller
+    from musclewalk.control.controller import _FOOT
+    from musclewalk.control.rotations import yaw_pitch_roll
+
+    cm = build_creature().model
+    from control_synth import BODIES
+
+    R = np.repeat(np.eye(3)[None], len(BODIES), axis=0)
+    feet = [_FOOT[0], _FOOT[1]]
+
+    def targets(params, trunk_heading=0.5, target_heading=0.3):
+        controller = Controller(cm, params)
+        knee = np.repeat(np.eye(3)[None], 2, axis=0)
+        return controller._target_orientations(
+            R, trunk_heading, target_heading, 0.0, 0.0, [0.2, 0.2], [0.0, 0.0], knee
+        )
+
+    paper = targets({})
+    np.testing.assert_array_equal(
+        targets({"swing_foot.heading_share": 0.0, "swing_foot.toe_out": 0.0}), paper
+    )
+    np.testing.assert_allclose(yaw_pitch_roll(paper)[0][feet], 0.5)
+    half = targets({"swing_foot.heading_share": 0.5})
+    np.testing.assert_allclose(yaw_pitch_roll(half)[0][feet], 0.4)
+    out = targets({"swing_foot.heading_share": 1.0, "swing_foot.toe_out": 0.2})
+    np.testing.assert_allclose(yaw_pitch_roll(out)[0][feet], [0.3 - 0.2, 0.3 + 0.2])
+    np.testing.assert_allclose(yaw_pitch_roll(out)[1][feet], yaw_pitch_roll(paper)[1][feet])  # pitch kept
+    # across the ±pi cut the share is of the short way round
+    wrapped = targets({"swing_foot.heading_share": 0.5}, trunk_heading=3.0, target_heading=-3.0)
+    np.testing.assert_allclose(np.cos(yaw_pitch_roll(wrapped)[0][feet]), np.cos(np.pi), atol=1e-3)
+    others = [k for k in range(len(paper)) if k not in feet]
+    np.testing.assert_allclose(out[others], paper[others])

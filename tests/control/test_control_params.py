@@ -24,6 +24,8 @@ def test_parameter_list_structure(creature):
     assert [s.name for s in extensions] == [
         "swing.toe_out",
         "swing_foot.follow_shank",
+        "swing_foot.heading_share",
+        "swing_foot.toe_out",
         "gain.knee.kw",
         "gain.stance_knee.kq",
         "stance_knee.theta",
@@ -44,6 +46,8 @@ def test_parameter_list_structure(creature):
     defaults = default_parameters(creature.model)
     for gain in (
         "swing.toe_out",
+        "swing_foot.heading_share",
+        "swing_foot.toe_out",
         "prep_foot.kv",
         "knee_overextension.gain",
         "swing_foot.follow_shank",
