@@ -178,6 +178,17 @@ def complete_run(opt: Optimization, report: Report = report_line) -> State:
     return state
 
 
+def checkout_relative(path) -> str:
+    """``path`` as typed from the root of the git checkout that holds it (a folder with .git, a
+    worktree's .git file too), so that a run's recorded command reads the same from any clone;
+    the absolute path outside a checkout."""
+    path = Path(path).absolute()
+    for folder in path.parents:
+        if (folder / ".git").exists():
+            return str(path.relative_to(folder))
+    return str(path)
+
+
 def stage_settings(
     exp: Experiment,
     index: int,
@@ -354,7 +365,8 @@ def run_experiment(
                 i,
                 init,
                 options,
-                command=f"musclewalk optimize {exp.path} --out {out} (stage {stage.name})",
+                command=f"musclewalk optimize {checkout_relative(exp.path)} --out {checkout_relative(out)} "
+                f"(stage {stage.name})",
             )
             opt = start_run(
                 stage.creature or exp.creature,

@@ -236,3 +236,18 @@ def test_a_later_stage_checkpointed_with_the_files_start_values_resumes(tmp_path
     state = run_experiment(Experiment.load(path), out, {"workers": 1}, progress=False, report=lines.append)
     assert state.generation == 1 and "best objective" in lines[-1]  # resumed: it had finished
     assert load_checkpoint(checkpoint)[0].parameters == exp.parameters
+
+
+def test_a_recorded_command_names_paths_from_the_checkout_root(tmp_path):
+    """runs.checkout_relative: a run's command reads as typed from the root of the git checkout
+    holding each path (a .git folder, or a worktree's .git file), so that it is the same in every
+    clone; outside a checkout the absolute path."""
+    from musclewalk.optimize.runs import checkout_relative
+
+    clone, worktree = tmp_path / "clone", tmp_path / "worktree"
+    (clone / ".git").mkdir(parents=True)
+    worktree.mkdir()
+    (worktree / ".git").write_text("gitdir: /elsewhere\n")
+    assert checkout_relative(clone / "config/experiments/a.yaml") == "config/experiments/a.yaml"
+    assert checkout_relative(worktree / "models/optimized/in-progress/R") == "models/optimized/in-progress/R"
+    assert checkout_relative(tmp_path / "loose" / "a.yaml") == str(tmp_path / "loose" / "a.yaml")
