@@ -1272,3 +1272,34 @@ def test_reproducibility_record_and_check_under_load(tmp_path):
     assert across.returncode == 0, across.stdout + across.stderr[-2000:]
     bad = run_script("reproducibility.py", run, "--check", record)
     assert bad.returncode == 2 and "give no run folders" in bad.stderr
+
+
+def test_commit_rule_ranks_by_targets_then_gps_and_asks_for_survival(tmp_path):
+    """analysis/commit_rule.py: a candidate replaces the committed walker with more targets met,
+    or as many at a lower GPS, and only if it walks on every seed at every epsilon; a missing run
+    folder is a usage error naming it."""
+    sys.path.insert(0, str(REPO / "analysis"))
+    import commit_rule
+
+    committed = commit_rule.Standing(Path("committed"), 13, 16, 7.68)
+    walked = {1e-12: [10.0] * 5, 1e-9: [10.0] * 5}
+    better = commit_rule.Standing(Path("a"), 13, 16, 7.38, walked)
+    assert commit_rule.ranks_above(better, committed)
+    assert commit_rule.verdict(better, committed).startswith("commit")
+    lucky = commit_rule.Standing(Path("b"), 14, 16, 9.0, {1e-12: [10.0, 4.2, 10.0, 10.0, 10.0]})
+    assert commit_rule.ranks_above(lucky, committed) and lucky.survives() is False
+    assert "falls with its parameters moved" in commit_rule.verdict(lucky, committed)
+    for worse in (
+        commit_rule.Standing(Path("c"), 12, 16, 7.0),
+        commit_rule.Standing(Path("d"), 13, 16, 7.68),
+        commit_rule.Standing(Path("e"), 13, 16, None),
+    ):
+        assert not commit_rule.ranks_above(worse, committed)
+        assert commit_rule.verdict(worse, committed).startswith("keep")
+    table = commit_rule.markdown(committed, [better, commit_rule.Standing(Path("c"), 12, 16, 7.0)])
+    assert "| committed | 13 of 16 | 7.68 | not probed | (committed) |" in table
+    assert "| c | 12 of 16 | 7.00 | not probed | keep" in table
+    assert "1e-12: 5 of 5, 1e-09: 5 of 5" in table
+
+    missing = run_script("commit_rule.py", tmp_path / "none")
+    assert missing.returncode == 2 and "none/best.json: not found" in missing.stderr
