@@ -15,6 +15,10 @@ with the normative gait data (`human_targets.py`'s targets and GPS), then probed
 
 from __future__ import annotations
 
+# isort: off
+import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before human_targets loads numpy)
+
+# isort: on
 import argparse
 import sys
 import tempfile
