@@ -15,7 +15,6 @@ CPU-burning processes running beside the simulations, so that the check is made 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import multiprocessing
 import os
@@ -27,7 +26,7 @@ from pathlib import Path
 from committed_comparison import REPO, simulate_run
 from run_folders import require_run_folder, write_whole
 
-COMPARED = ("simulated_time", "terminated", "termination_reason", "distance", "states_sha256")
+from musclewalk.analysis.reproducibility import COMPARED, differences, record_of
 
 
 def committed_runs(optimized: Path) -> list[Path]:
@@ -39,46 +38,6 @@ def run_key(run: Path) -> str:
     """A run folder as a record names it: relative to the repository when inside it."""
     run = run.resolve()
     return str(run.relative_to(REPO)) if run.is_relative_to(REPO) else str(run)
-
-
-def states_digest(states_sto: Path) -> str:
-    """SHA-256 of a states.sto's column names and rows (the part after ``endheader``), so that the
-    header's bookkeeping does not enter it."""
-    text = states_sto.read_bytes()
-    marker = b"endheader\n"
-    at = text.find(marker)
-    if at < 0:
-        raise ValueError(f"{states_sto}: no 'endheader' line: not an OpenSim storage file")
-    return hashlib.sha256(text[at + len(marker) :]).hexdigest()
-
-
-def record_of(sim: Path) -> dict:
-    """What one `musclewalk simulate` folder produced: the compared fields and its wall time."""
-    summary = json.loads((sim / "summary.json").read_text())
-    return {
-        "simulated_time": summary["simulated_time"],
-        "terminated": summary["terminated"],
-        "termination_reason": summary["termination_reason"],
-        "distance": summary["distance"],
-        "states_sha256": states_digest(sim / "states.sto"),
-        "wall_per_simulated_second": summary["wall_per_simulated_second"],
-    }
-
-
-def differences(expected: dict, found: dict) -> list[str]:
-    """Per run of ``expected`` (run name -> record), each compared field that ``found`` does not
-    give equal to the last bit, as 'run: field expected X, found Y'; a run missing from ``found``
-    is one line."""
-    lines = []
-    for run, want in expected.items():
-        got = found.get(run)
-        if got is None:
-            lines.append(f"{run}: not re-simulated")
-            continue
-        for field in COMPARED:
-            if want.get(field) != got.get(field):
-                lines.append(f"{run}: {field} expected {want.get(field)!r}, found {got.get(field)!r}")
-    return lines
 
 
 def _burn() -> None:

@@ -90,6 +90,8 @@ def test_the_tiny_test_config_runs_the_whole_chain(tmp_path):
     # where each leg muscle's excitation comes from, per run
     assert "Where each muscle's excitation comes from" in report
     assert "| vasti |" in report and "force_feedback" in report
+    # whether each run reproduces its committed controller's record (none here: a tiny run)
+    assert "Reproduced on this machine" in report and "- HumanLegs-walk-1.3: no committed record" in report
     assert (tmp_path / "results/compare/HumanLegs-walk-1.3/kinematics.png").stat().st_size > 0
     assert (tmp_path / "results/compare/HumanLegs-walk-1.3/kinetics.png").stat().st_size > 0
     # the Snakemake HTML report of the run, with the figures and their captions

@@ -66,6 +66,7 @@ rule report:
         summaries=expand("results/analysis/{run}.json", run=RUNS),
         pictures=expand("results/analysis/{run}.png", run=RUNS),
         comparisons=expand("results/compare/{run}/comparison.json", run=RUNS),
+        simulations=expand("results/simulate/{run}/summary.json", run=RUNS),
     output:
         "results/report.md",
     log:
@@ -74,6 +75,9 @@ rule report:
         runs=RUNS,
         budget=BUDGET,
         budget_name=config["budget"],
+        # the committed walkers' record (analysis/reproducibility.py; a param, not an input: the
+        # docs rule that writes it is not part of `all`)
+        record="docs/tables/reproducibility.json",
     conda:
         CONDA_ENV
     script:

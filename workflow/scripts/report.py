@@ -4,6 +4,9 @@ import sys
 
 sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake injects it)
 
+from pathlib import Path  # noqa: E402
+
+from musclewalk.analysis.reproducibility import reproduction_status  # noqa: E402
 from musclewalk.analysis.sources import table  # noqa: E402 (its import errors go to the log)
 
 
@@ -32,6 +35,17 @@ def main(sm):
                      f"{fmt(r['stride_frequency_Hz'], '.2f')} | {pattern} | {fmt(c['gps_deg'], '.1f')} | "
                      f"{fmt(st.get('cadence_steps_per_min'), '.0f')} | "
                      f"{fmt(st.get('stance_percent'), '.0f')} |")
+    record_path = Path(sm.params.record)
+    record = json.loads(record_path.read_text())["runs"] if record_path.is_file() else {}
+    lines += ["", f"Reproduced on this machine: each run re-simulated here against the committed "
+              f"controller's record ({record_path}: distance to the last bit, a digest of the "
+              f"recorded states; `python3.11 analysis/reproducibility.py --check {record_path} "
+              f"--burn 2` checks them all beside CPU burners):", ""]
+    for run, summary in zip(sm.params.runs, sm.input.simulations):
+        committed = Path("models/optimized") / run
+        status = reproduction_status(Path(summary).parent, Path("results/optimize") / run / "best.json",
+                                     committed, record.get(str(committed)))
+        lines.append(f"- {run}: {status}")
     lines += ["", "Side-view filmstrips (every 0.1 s):", ""]
     lines += [f"![{run}](analysis/{run}.png)" for run in sm.params.runs]
     lines += ["", "Against the normative gait data (gaitutils; `musclewalk compare`):", ""]
