@@ -54,16 +54,35 @@ def differences(expected: dict, found: dict) -> list[str]:
     return lines
 
 
+def parameter_defaults(model: Path) -> dict:
+    """Each controller and initial-state parameter's default for the model (an .osim with its
+    .meta.json): what a parameter file that leaves out a controller feature beyond the paper
+    runs with."""
+    from ..optimize.space import ParameterSpace
+
+    return {e.name: e.default for e in ParameterSpace.of_creature(str(model)).entries}
+
+
+def controller_values(best: Path, defaults: dict) -> tuple:
+    """The values a best.json runs with: its controller and initial state over ``defaults`` (a
+    parameter it leaves out is at its default; a newer optimizer writes every feature's), and
+    its model section as it is."""
+    parameters = json.loads(Path(best).read_text())["parameters"]
+    values = {**defaults, **parameters["controller"], **parameters["initial_state"]}
+    return {k: v for k, v in values.items() if k in defaults}, parameters.get("model")
+
+
 def reproduction_status(sim: Path, best: Path, committed: Path, record: dict | None) -> str:
     """One line on whether the simulation in ``sim`` of the controller ``best`` (a best.json)
     reproduces the committed run folder ``committed`` (models/optimized/<run>) as ``record``
     (the committed record's entry for it, None when it has none) has it: identical, the fields
     that differ, or why there is nothing to compare (no record, another controller than the
     committed one, another duration)."""
-    if record is None or not (Path(committed) / "best.json").is_file():
+    committed = Path(committed)
+    if record is None or not (committed / "best.json").is_file():
         return "no committed record"
-    committed_parameters = json.loads((Path(committed) / "best.json").read_text())["parameters"]
-    if json.loads(Path(best).read_text())["parameters"] != committed_parameters:
+    defaults = parameter_defaults(committed / "optimized.osim")
+    if controller_values(best, defaults) != controller_values(committed / "best.json", defaults):
         return "another controller than the committed one (the run's search found a better best)"
     found = record_of(sim)
     if found["simulated_time"] != record["simulated_time"] and not found["terminated"]:

@@ -47,11 +47,19 @@ def test_differences_name_each_field_but_the_wall_time():
     ]
 
 
-def test_reproduction_status_compares_only_the_committed_controller(tmp_path):
+def test_reproduction_status_compares_only_the_committed_controller(tmp_path, monkeypatch):
+    """A best.json that leaves out a feature's parameter (written before the feature existed) runs
+    with its default: the same controller as one that writes the default."""
+    monkeypatch.setattr(rep, "parameter_defaults", lambda model: {"a": 0.0, "feature": 0.0})
     committed = tmp_path / "models/optimized/Run"
-    _best(committed / "best.json", {"controller": {"a": 1.0}})
-    same = _best(tmp_path / "results/optimize/Run/best.json", {"controller": {"a": 1.0}})
-    other = _best(tmp_path / "other/best.json", {"controller": {"a": 1.0 + 1e-15}})
+    _best(committed / "best.json", {"controller": {"a": 1.0}, "initial_state": {}})
+    same = _best(
+        tmp_path / "results/optimize/Run/best.json",
+        {"controller": {"a": 1.0, "feature": 0.0}, "initial_state": {}},
+    )
+    other = _best(
+        tmp_path / "other/best.json", {"controller": {"a": 1.0, "feature": 1e-15}, "initial_state": {}}
+    )
     sim = _simulation(tmp_path / "sim")
     record = {**rep.record_of(sim), "wall_per_simulated_second": 0.9}
     assert rep.reproduction_status(sim, same, committed, record).startswith("identical to the last bit")
