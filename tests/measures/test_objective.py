@@ -496,6 +496,43 @@ def test_cycle_first_grf_peak_excess_reads_the_mean_cycle_at_the_comparisons_poi
     assert sum(values) * DT == pytest.approx(0.2)
 
 
+def test_cycle_cadence_excess_reads_the_cadence_of_the_cycles_after_2_s_outside_100_to_130():
+    """Each foot's cycles after 2 s, the cadence the mean of 120 / duration over both feet's, as
+    `musclewalk compare` reads it: its relative excess beyond the band's nearer end times the
+    cycles, each cycle's end giving the change of that total / dt; 0 within 100-130 steps per
+    minute; the starting stance, a cycle begun before 2 s and an unfinished one count nothing."""
+    from musclewalk.measures.gait import CycleCadenceExcess
+
+    objective = Objective.from_dict(
+        {"terms": {"cadence": {"measure": "cycle_cadence_excess", "weight": 1.0}}}, "cadence"
+    )
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    measure = ObjectiveRecorder(fake_sim(), scenario, objective).measures["cadence"]
+    assert isinstance(measure, CycleCadenceExcess)
+    weight = BODY_MASS * 9.80665
+    n = 1200  # 6 s
+    right, left = np.zeros(n), np.ones(n)  # the left foot stands from the start: no landing
+    # the right foot lands at 1.5 s (its cycle ends after 2 s but began before), 2.1, 2.9 and 4.0 s,
+    # and at 5.5 s (a cycle of 1.5 s), and lifts 0.3 s after each landing
+    landings = (300, 420, 580, 800, 1100)
+    for k in landings:
+        right[k : k + 60] = 1.0
+    values = []
+    for k in range(n):
+        sensors = SimpleNamespace(
+            t=k * DT, foot_grf=np.array([[0.0, right[k] * weight, 0.0], [0.0, left[k] * weight, 0.0]])
+        )
+        values.append(measure.value(SimpleNamespace(t=sensors.t, sensors=sensors)))
+    assert np.count_nonzero(values) == 2
+    first = 120.0 / 0.8  # 150 steps per minute: 20 above the band
+    assert values[580] == pytest.approx(20.0 / 130.0 / DT)
+    second = (first + 120.0 / 1.1) / 2.0  # 129.5: within the band
+    assert second < 130.0 and values[800] == pytest.approx(-20.0 / 130.0 / DT)
+    third = (first + 120.0 / 1.1 + 120.0 / 1.5) / 3.0  # 113.0: within
+    assert values[1100] == 0.0 and 100.0 < third < 130.0
+    assert sum(values) * DT == pytest.approx(0.0, abs=1e-12)
+
+
 def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw():
     scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
     rec = ObjectiveRecorder(fake_sim(), scenario, Objective.load("humanlike"))
