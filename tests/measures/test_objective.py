@@ -455,6 +455,13 @@ def test_first_grf_peak_excess_by_hand():
     assert late.value(SimpleNamespace(t=0.0, sensors=SimpleNamespace(foot_grf=np.zeros((2, 3))))) == 0.0
 
 
+def _one_measure(measure: str):
+    """The measure object an objective of that one measure (weight 1) runs at the test's scenario."""
+    objective = Objective.from_dict({"terms": {"term": {"measure": measure, "weight": 1.0}}}, "term")
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    return ObjectiveRecorder(fake_sim(), scenario, objective).measures["term"]
+
+
 def test_cycle_first_grf_peak_excess_reads_the_mean_cycle_at_the_comparisons_points():
     """Per foot, its cycles' vertical GRF at the cycle's 2 % points up to 35 %, as `musclewalk
     compare` samples a cycle, averaged over the cycles after 2 s: the mean curve's first peak
@@ -466,11 +473,7 @@ def test_cycle_first_grf_peak_excess_reads_the_mean_cycle_at_the_comparisons_poi
     from musclewalk.measures.gait import CYCLE_PERCENT, CycleFirstGrfPeakExcess
 
     assert np.array_equal(CYCLE_PERCENT, PERCENT)
-    objective = Objective.from_dict(
-        {"terms": {"first_peak": {"measure": "cycle_first_grf_peak_excess", "weight": 1.0}}}, "first_peak"
-    )
-    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
-    measure = ObjectiveRecorder(fake_sim(), scenario, objective).measures["first_peak"]
+    measure = _one_measure("cycle_first_grf_peak_excess")
     assert isinstance(measure, CycleFirstGrfPeakExcess)
     weight = BODY_MASS * 9.80665
     # the right foot lands at 0.5 s (k = 100, before the 2 s skipped: not counted), at 2.0 s
@@ -503,11 +506,7 @@ def test_cycle_cadence_excess_reads_the_cadence_of_the_cycles_after_2_s_outside_
     minute; the starting stance, a cycle begun before 2 s and an unfinished one count nothing."""
     from musclewalk.measures.gait import CycleCadenceExcess
 
-    objective = Objective.from_dict(
-        {"terms": {"cadence": {"measure": "cycle_cadence_excess", "weight": 1.0}}}, "cadence"
-    )
-    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
-    measure = ObjectiveRecorder(fake_sim(), scenario, objective).measures["cadence"]
+    measure = _one_measure("cycle_cadence_excess")
     assert isinstance(measure, CycleCadenceExcess)
     weight = BODY_MASS * 9.80665
     n = 1200  # 6 s
