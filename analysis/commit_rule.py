@@ -27,7 +27,7 @@ from pathlib import Path
 
 from committed_comparison import REPO, resimulate_or_fall
 from human_targets import both_legs_measured, target_rows
-from parameter_sensitivity import survival
+from parameter_sensitivity import survival, walked_full
 from run_folders import emit, require_run_folder
 
 DURATION = 10.0
@@ -46,7 +46,7 @@ class Standing:
     def survives(self) -> bool | None:
         if self.walked is None:
             return None
-        return all(t >= DURATION - 1e-9 for times in self.walked.values() for t in times)
+        return all(walked_full(times, DURATION) == len(times) for times in self.walked.values())
 
 
 def ranks_above(candidate: Standing, committed: Standing) -> bool:
@@ -78,8 +78,7 @@ def walked_cell(s: Standing) -> str:
     if s.walked is None:
         return "not probed"
     return ", ".join(
-        f"{eps:g}: {sum(t >= DURATION - 1e-9 for t in times)} of {len(times)}"
-        for eps, times in s.walked.items()
+        f"{eps:g}: {walked_full(times, DURATION)} of {len(times)}" for eps, times in s.walked.items()
     )
 
 

@@ -33,6 +33,11 @@ from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
 
+def walked_full(times, duration: float) -> int:
+    """How many of the times walked reach the full ``duration``."""
+    return sum(t >= duration - 1e-9 for t in times)
+
+
 def perturbed(values: dict, bounds: dict, epsilon: float, seed: int) -> dict:
     """``values`` moved by +-epsilon x range (signs from ``seed``), kept within the bounds."""
     rng = random.Random(seed)
@@ -112,7 +117,7 @@ def markdown(
         "|---|---|---|",
     ]
     for epsilon, times in table.items():
-        full = sum(t >= duration - 1e-9 for t in times)
+        full = walked_full(times, duration)
         lines.append(f"| {epsilon:g} | {full} of {len(times)} | {', '.join(f'{t:.2f}' for t in times)} |")
     return "\n".join(lines) + "\n"
 

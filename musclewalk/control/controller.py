@@ -268,6 +268,7 @@ class Controller:
         self._follow_shank = p["swing_foot.follow_shank"]
         self._foot_heading_share = p["swing_foot.heading_share"]
         self._foot_toe_out = p["swing_foot.toe_out"]
+        self._foot_yaw_on = self._foot_heading_share != 0.0 or self._foot_toe_out != 0.0
         # lower-leg frame pitch in the base pose (sagittal chain: upper-leg pitch minus knee flexion)
         self._lower_leg_pitch0 = self.model.upper_leg_pitch0 - self.model.knee0
         self._head_pitch = self.model.head_pitch0
@@ -629,7 +630,7 @@ class Controller:
             ankle_r = ankle_l = self._ankle_target
         self._foot_pitch_targets = (ankle_r, ankle_l)
         foot_yaw_r = foot_yaw_l = psi
-        if self._foot_heading_share != 0.0 or self._foot_toe_out != 0.0:
+        if self._foot_yaw_on:
             foot_yaw = psi + self._foot_heading_share * wrap_angle(target_heading - psi)
             foot_yaw_r, foot_yaw_l = foot_yaw - self._foot_toe_out, foot_yaw + self._foot_toe_out
         facing_targets = few_facing_rotations(
