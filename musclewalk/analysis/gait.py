@@ -132,8 +132,10 @@ def clinical_angles(R: dict, R0: dict, seg: dict, heading: float = 0.0) -> dict:
     orientations R0."""
 
     def relative(parent, child):
+        # the joint's rotation from its neutral, in the joint's own frame (a twisted ankle's
+        # dorsiflexion about its own axis)
         neutral = R0[parent].T @ R0[child]
-        rel = np.einsum("nji,njk->nik", R[parent], R[child]) @ neutral.T
+        rel = neutral.T @ np.einsum("nji,njk->nik", R[parent], R[child])
         return np.degrees(Rotation.from_matrix(rel).as_euler("ZXY"))  # intrinsic Z, X, Y
 
     c, s = np.cos(heading), np.sin(heading)
@@ -145,7 +147,11 @@ def clinical_angles(R: dict, R0: dict, seg: dict, heading: float = 0.0) -> dict:
         mirror = 1.0 if side == "r" else -1.0
         thigh, shank, foot = seg[side]
         hip, knee, ankle = relative(seg["root"], thigh), relative(thigh, shank), relative(shank, foot)
-        foot_in_heading = np.einsum("ij,njk->nik", H.T, R[foot]) @ R0[foot].T
+        # the foot's long axis (its X) from the walking direction: the neutral pose's pitch and roll
+        # taken out, its yaw (a tibial torsion's toe-out) kept
+        neutral_yaw = Rotation.from_matrix(R0[foot]).as_euler("YZX")[0]
+        level = Rotation.from_euler("Y", -neutral_yaw).as_matrix() @ R0[foot]
+        foot_in_heading = np.einsum("ij,njk->nik", H.T, R[foot]) @ level.T
         progression = np.degrees(Rotation.from_matrix(foot_in_heading).as_euler("YZX"))[:, 0]
         out.update(
             {

@@ -269,6 +269,7 @@ class Controller:
         self._foot_heading_share = p["swing_foot.heading_share"]
         self._foot_toe_out = p["swing_foot.toe_out"]
         self._foot_yaw_on = self._foot_heading_share != 0.0 or self._foot_toe_out != 0.0
+        self._ankle_twist = self.model.ankle_twist
         # lower-leg frame pitch in the base pose (sagittal chain: upper-leg pitch minus knee flexion)
         self._lower_leg_pitch0 = self.model.upper_leg_pitch0 - self.model.knee0
         self._head_pitch = self.model.head_pitch0
@@ -633,6 +634,10 @@ class Controller:
         if self._foot_yaw_on:
             foot_yaw = psi + self._foot_heading_share * wrap_angle(target_heading - psi)
             foot_yaw_r, foot_yaw_l = foot_yaw - self._foot_toe_out, foot_yaw + self._foot_toe_out
+        # a twisted ankle's foot (tibial torsion) aims its own neutral yaw, not the leg's, along eq 29's
+        # target (ankle_twist 0 in the paper's creatures)
+        foot_yaw_r += self._ankle_twist[0]
+        foot_yaw_l += self._ankle_twist[1]
         facing_targets = few_facing_rotations(
             # + yaw turns the forward axis to the left (-Z): the right leg turns out by - toe_out
             (
@@ -777,7 +782,9 @@ class Controller:
             if states[leg] > _LIFT_OFF:
                 continue
             dorsiflexion = (
-                ankle_dorsiflexion(s.body_R[cm.lower_body[leg]], s.body_R[cm.foot_body[leg]])
+                ankle_dorsiflexion(
+                    s.body_R[cm.lower_body[leg]], s.body_R[cm.foot_body[leg]], cm.ankle_twist[leg]
+                )
                 - self._ankle_dorsiflexion0
             )
             stretch = max(0.0, self._ta_theta_off - dorsiflexion)

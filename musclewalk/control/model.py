@@ -10,7 +10,10 @@ Sign conventions of the base-pose angles (see `targets.py` for the full list):
 - ``knee0``: flexion of the lower-leg frame relative to the upper-leg frame (positive = flexed);
 - ``ankle0``: pitch of the foot frame relative to the ground plane (positive = toes up);
 - ``head_pitch0``: forward pitch of the head frame (positive = nose down);
-- ``head_offset``: head-frame origin minus trunk-frame origin, in trunk coordinates, m.
+- ``head_offset``: head-frame origin minus trunk-frame origin, in trunk coordinates, m;
+- ``ankle_twist``: (right, left) yaw of the foot frame relative to the lower-leg frame about the
+  vertical, rad (+ turns the toes to the left; a tibial torsion turns the right foot by - and the
+  left by +; 0 for the paper's creatures).
 
 `base_pose_features` computes all of them from the base-pose body transforms.
 
@@ -168,6 +171,7 @@ class ControlModel:
     ankle0: float = 0.0
     head_pitch0: float = 0.0
     head_offset: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    ankle_twist: tuple = (0.0, 0.0)
     head_gain_mass: float | None = None  # kg, the M of the head gains' units; None: total_mass
     body_names: list | None = None
     n_spanned: np.ndarray | None = None
@@ -202,6 +206,9 @@ class ControlModel:
         self.lower_body = _pair2(self.lower_body, "lower_body")
         self.foot_body = _pair2(self.foot_body, "foot_body")
         self.head_offset = np.asarray(self.head_offset, float).reshape(3)
+        self.ankle_twist = tuple(float(a) for a in self.ankle_twist)
+        if len(self.ankle_twist) != 2:
+            raise ValueError("ControlModel: ankle_twist needs (right, left)")
         for name in ("total_mass", "leg_length", "dt", "gravity", "head_gain_mass"):
             value = getattr(self, name)
             if name == "head_gain_mass" and value is None:
@@ -286,7 +293,8 @@ class ControlModel:
          "bodies":  {"trunk": b, "head": b|null, "upper": [r, l], "lower": [r, l], "foot": [r, l]},
          "body_names": [...],                        # needed when bodies are given by name
          "total_mass", "leg_length", "dt", "gravity"?, "trunk_pitch0"?, "upper_leg_pitch0"?,
-         "knee0"?, "ankle0"?, "head_pitch0"?, "head_offset"?: [x, y, z], "head_gain_mass"?}
+         "knee0"?, "ankle0"?, "head_pitch0"?, "head_offset"?: [x, y, z], "ankle_twist"?: [r, l],
+         "head_gain_mass"?}
         """
         muscles = [
             MuscleInfo(
@@ -328,6 +336,7 @@ class ControlModel:
                 "ankle0",
                 "head_pitch0",
                 "head_offset",
+                "ankle_twist",
                 "head_gain_mass",
             )
             if k in d
@@ -383,6 +392,7 @@ class ControlModel:
             "ankle0": self.ankle0,
             "head_pitch0": self.head_pitch0,
             "head_offset": self.head_offset.tolist(),
+            "ankle_twist": list(self.ankle_twist),
         }
         if self.head_gain_mass is not None:
             out["head_gain_mass"] = self.head_gain_mass

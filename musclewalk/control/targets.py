@@ -41,7 +41,7 @@ from typing import Sequence
 
 import numpy as np
 
-from .rotations import rot_z, wrap_angle, yaw_pitch_roll
+from .rotations import rot_y, rot_z, wrap_angle, yaw_pitch_roll
 
 
 def trunk_target_angles(
@@ -104,10 +104,13 @@ def knee_flexion(R_upper: np.ndarray, R_lower: np.ndarray) -> float:
     return -math.atan2(rel[1, 0], rel[0, 0])
 
 
-def ankle_dorsiflexion(R_lower: np.ndarray, R_foot: np.ndarray) -> float:
-    """Sagittal rotation of the foot relative to the lower leg (about the lower leg's Z axis; positive =
-    toes up); in the base pose ``ankle0 - (upper_leg_pitch0 - knee0)``."""
+def ankle_dorsiflexion(R_lower: np.ndarray, R_foot: np.ndarray, twist: float = 0.0) -> float:
+    """Sagittal rotation of the foot relative to the lower leg (about the ankle frame's Z axis, the
+    lower leg's turned by the ankle's ``twist`` about the vertical, `ControlModel.ankle_twist`;
+    positive = toes up); in the base pose ``ankle0 - (upper_leg_pitch0 - knee0)``."""
     rel = R_lower.T @ R_foot
+    if twist != 0.0:
+        rel = rot_y(-twist) @ rel
     return math.atan2(rel[1, 0], rel[0, 0])
 
 
@@ -135,13 +138,15 @@ def base_pose_features(
     foot: Sequence[int],
 ) -> dict:
     """Base-pose angles for `ControlModel` (trunk_pitch0, upper_leg_pitch0, knee0, ankle0,
-    head_pitch0, head_offset) from base-pose body transforms; leg values are the mean of both sides."""
+    head_pitch0, head_offset, ankle_twist) from base-pose body transforms; leg values are the mean of
+    both sides, except ankle_twist (right, left)."""
     body_pos = np.asarray(body_pos, float)
     body_R = np.asarray(body_R, float)
     _, trunk_lean, _ = trunk_angles(body_R[trunk])
     flexion = [upper_leg_angles(body_R[upper[s]], s)[0] for s in (0, 1)]
     knee = [knee_flexion(body_R[upper[s]], body_R[lower[s]]) for s in (0, 1)]
     ankle = [foot_pitch(body_R[foot[s]]) for s in (0, 1)]
+    twist = [float(yaw_pitch_roll(body_R[lower[s]].T @ body_R[foot[s]])[0]) + 0.0 for s in (0, 1)]
     out = {
         "trunk_pitch0": trunk_lean,
         "upper_leg_pitch0": float(np.mean(flexion)),
@@ -149,6 +154,7 @@ def base_pose_features(
         "ankle0": float(np.mean(ankle)),
         "head_pitch0": 0.0,
         "head_offset": [0.0, 0.0, 0.0],
+        "ankle_twist": twist,
     }
     if head is not None:
         out["head_pitch0"] = trunk_angles(body_R[head])[1]

@@ -2,7 +2,8 @@
 
 Conventions (OpenSim world): Y up, X forward, Z to the creature's right. Every body frame has
 its origin at the joint that connects it to its parent. In the base pose all coordinates are
-zero; a body's sagittal ``tilt`` is built into its joint's parent frame orientation.
+zero; a body's sagittal ``tilt`` and its joint's ``twist`` about the parent's vertical axis are
+built into its joint's parent frame orientation.
 """
 
 from __future__ import annotations

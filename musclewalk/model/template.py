@@ -530,8 +530,13 @@ class _Expander:
         if not isinstance(jdata, dict):
             raise self.err(f"{key}.joint", "missing joint", part.path)
         location = self.vec(part, jdata.get("at", [0, 0, 0]), f"{key}.joint.at", extra)
+        # the joint frame turned about the parent's vertical (Y) axis, right-hand rule (e.g. a tibial
+        # torsion that points a foot outward); the mirrored side turns the other way
+        # (+ 0.0: no -0 written into the model for an untwisted joint)
+        twist = math.radians(self.num(part, jdata.get("twist", 0), f"{key}.joint.twist", extra)) + 0.0
         if mirror:
             location = _mirror_point(location)
+            twist = -twist + 0.0
         coords = []
         declared = jdata.get("coordinates", []) or []
         for i, c in enumerate(declared):
@@ -565,7 +570,7 @@ class _Expander:
             parent,
             name,
             location,
-            np.array([0.0, 0.0, tilt - parent_tilt]),
+            np.array([0.0, twist, tilt - parent_tilt]),
             coords,
             side,
         )

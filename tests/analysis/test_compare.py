@@ -256,3 +256,32 @@ def test_coordinate_rows_read_names_or_state_paths_in_model_units_and_pose_a_sta
         gait.coordinate_rows(model, states.drop(columns=f"{path}/speed"), False, "states.sto", speeds=True)
     with pytest.raises(gait.GaitError, match="ik.mot: no column names a coordinate"):
         gait.coordinate_rows(model, pd.DataFrame({"time": [0.0], "x": [1.0]}), True, "ik.mot")
+
+
+def test_a_twisted_foot_progresses_along_its_long_axis_and_dorsiflexes_about_its_own():
+    """A foot whose neutral pose is turned out (a tibial torsion) keeps that turn in its foot
+    progression (the angle of its long axis, X, to the walking direction; toe-out negative on both
+    sides), and its dorsiflexion is read about its own ankle axis; an untwisted foot reads as before."""
+    from scipy.spatial.transform import Rotation
+
+    from musclewalk.analysis.gait import clinical_angles
+
+    twist, dorsiflexion = np.radians(15.0), np.radians(10.0)
+
+    def ry(a):
+        return Rotation.from_euler("Y", a).as_matrix()
+
+    def rz(a):
+        return Rotation.from_euler("Z", a).as_matrix()
+
+    seg = {"root": "pelvis", "r": ("thigh_r", "shank_r", "foot_r"), "l": ("thigh_l", "shank_l", "foot_l")}
+    for turn in (twist, 0.0):
+        R0 = {b: np.eye(3) for b in ("pelvis", "thigh_r", "shank_r", "thigh_l", "shank_l")}
+        R0["foot_r"], R0["foot_l"] = ry(-turn), ry(turn)
+        R = {b: r[None] for b, r in R0.items()}
+        R["foot_r"] = (R0["foot_r"] @ rz(dorsiflexion))[None]
+        R["foot_l"] = (R0["foot_l"] @ rz(dorsiflexion))[None]
+        angles = clinical_angles(R, R0, seg)
+        for side in "rl":
+            assert angles[(side, "foot_progression")][0] == pytest.approx(-np.degrees(turn), abs=1e-9)
+            assert angles[(side, "ankle_dorsiflexion")][0] == pytest.approx(10.0, abs=1e-9)

@@ -727,3 +727,60 @@ def test_swing_foot_yaw_moves_from_the_trunk_heading_toward_the_target_heading_a
     np.testing.assert_allclose(np.cos(yaw_pitch_roll(wrapped)[0][feet]), np.cos(np.pi), atol=1e-3)
     others = [k for k in range(len(paper)) if k not in feet]
     np.testing.assert_allclose(out[others], paper[others])
+
+
+def test_a_twisted_ankle_measures_dorsiflexion_about_its_own_axis():
+    """A tibial torsion turns the ankle's frame about the lower leg's vertical: the dorsiflexion is
+    read about the turned axis (exact), where the untwisted formula would read it short by cos."""
+    from musclewalk.control.rotations import rot_y
+    from musclewalk.control.targets import ankle_dorsiflexion
+
+    twist, dorsiflexion, lower_pitch = -0.26, 0.3, -0.2
+    R_lower = rot_z(lower_pitch)
+    R_foot = R_lower @ rot_y(twist) @ rot_z(dorsiflexion)
+    assert ankle_dorsiflexion(R_lower, R_foot, twist) == pytest.approx(dorsiflexion, abs=1e-12)
+    assert abs(ankle_dorsiflexion(R_lower, R_foot) - dorsiflexion) > 1e-3
+    # untwisted: the twist argument at 0 is the paper's formula to the bit
+    assert ankle_dorsiflexion(R_lower, rot_z(0.1), 0.0) == ankle_dorsiflexion(R_lower, rot_z(0.1))
+
+
+def test_base_pose_features_read_each_ankles_twist():
+    from musclewalk.control.rotations import rot_y
+    from musclewalk.control.targets import base_pose_features
+
+    R = np.repeat(np.eye(3)[None], 7, axis=0)
+    R[5], R[6] = rot_y(-0.26), rot_y(0.26)  # right foot turned out (toward +Z), left mirrored
+    base = base_pose_features(np.zeros((7, 3)), R, 0, None, [1, 2], [3, 4], [5, 6])
+    np.testing.assert_allclose(base["ankle_twist"], [-0.26, 0.26])
+    untwisted = base_pose_features(
+        np.zeros((7, 3)), np.repeat(np.eye(3)[None], 7, axis=0), 0, None, [1, 2], [3, 4], [5, 6]
+    )
+    assert untwisted["ankle_twist"] == [0.0, 0.0] and all(
+        np.copysign(1, a) == 1 for a in untwisted["ankle_twist"]
+    )
+
+
+def test_a_twisted_ankles_swing_foot_aims_its_own_neutral_yaw():
+    """Eq 29's foot target faces the trunk's heading plus the ankle's twist, so that a foot turned
+    out by a tibial torsion is not pulled back in line with the leg; the other targets stay."""
+    from control_synth import BODIES
+
+    from musclewalk.control import Controller, ControlModel
+    from musclewalk.control.controller import _FOOT
+    from musclewalk.control.rotations import yaw_pitch_roll
+
+    cm = build_creature().model
+    twisted = ControlModel.from_dict({**cm.to_dict(), "ankle_twist": [-0.26, 0.26]})
+    assert ControlModel.from_dict(twisted.to_dict()).ankle_twist == (-0.26, 0.26)
+    R = np.repeat(np.eye(3)[None], len(BODIES), axis=0)
+    feet = [_FOOT[0], _FOOT[1]]
+
+    def targets(model):
+        knee = np.repeat(np.eye(3)[None], 2, axis=0)
+        return Controller(model, {})._target_orientations(R, 0.5, 0.3, 0.0, 0.0, [0.2, 0.2], [0.0, 0.0], knee)
+
+    paper, turned = targets(cm), targets(twisted)
+    np.testing.assert_allclose(yaw_pitch_roll(turned)[0][feet], [0.5 - 0.26, 0.5 + 0.26])
+    np.testing.assert_allclose(yaw_pitch_roll(turned)[1][feet], yaw_pitch_roll(paper)[1][feet])
+    others = [k for k in range(len(paper)) if k not in feet]
+    np.testing.assert_array_equal(turned[others], paper[others])
