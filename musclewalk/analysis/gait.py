@@ -6,7 +6,9 @@ Clinical angles (Plug-in Gait conventions) come from the orientations of the seg
 the model's coordinates: the relative rotation of child to parent segment, taken from the
 model's default pose (all coordinates 0, upright) and decomposed as Cardan angles about the
 segment's lateral (Z), then anterior (X), then vertical (Y) axis (OpenSim frames: X forward, Y up,
-Z right). So a model whose knee coordinate is negative in flexion and one whose knee coordinate
+Z right). Foot progression is the angle of the foot's long axis (its X) to the walking direction: a
+foot that points outward in the default pose (a model with a tibial torsion) keeps that toe-out.
+So a model whose knee coordinate is negative in flexion and one whose knee coordinate
 is positive give the same knee flexion, and no coordinate name is needed. The segments are found
 from the model's structure: the root body (the pelvis) and, per leg, the chain of three bodies
 below it (thigh, shank, foot), the side from which side of the root the chain lies on."""

@@ -401,7 +401,25 @@ class FirstGrfPeakExcess(Measure):
 CYCLE_PERCENT = np.linspace(0.0, 100.0, 51)  # the gait comparison's points: the normative curves' 2 %
 
 
-class CycleFirstGrfPeakExcess(Measure):
+class _CycleTotal(Measure):
+    """A total over the gait cycles that start after ``SKIP`` s (each foot's touch-down to its next
+    touch-down), per second of walking: at a cycle's end the value of the control step is the
+    total's change since the last one divided by dt, so that the objective's time average over
+    t_max gives the total / t_max."""
+
+    SKIP = 2.0  # s of start-up left out: `musclewalk compare`'s default for a simulation
+
+    def __init__(self, context):
+        super().__init__(context)
+        self.feet = StepDetector(contact_threshold(context.body_mass))  # the starting stance is no landing
+        self.charged = 0.0
+
+    def _charge(self, total: float) -> float:
+        change, self.charged = total - self.charged, total
+        return change / self.context.dt
+
+
+class CycleFirstGrfPeakExcess(_CycleTotal):
     """The first peak of each foot's mean vertical GRF curve over its gait cycles (touch-down to
     its next touch-down, the cycles starting after ``SKIP`` s), read at the cycle's 2 % points up
     to 35 % (``CYCLE_PERCENT``, linear between control steps), above ``LIMIT`` body weights, times
@@ -417,18 +435,15 @@ class CycleFirstGrfPeakExcess(Measure):
     name, unit = "cycle_first_grf_peak_excess", "BW / s"
     LIMIT = 1.3
     FIRST_PEAK_END = 35.0  # % of the cycle
-    SKIP = 2.0  # s of start-up left out: `musclewalk compare`'s default for a simulation
     POINTS = CYCLE_PERCENT[CYCLE_PERCENT <= FIRST_PEAK_END] / 100.0
 
     def __init__(self, context):
         super().__init__(context)
-        self.feet = StepDetector(contact_threshold(context.body_mass))  # the starting stance is no landing
         self.weight = context.body_mass * GRAVITY
         self.times: list[list[float]] = []
         self.forces: list[list[float]] = []
         self.curve_sum: np.ndarray | None = None  # (feet, points) summed cycle curves, BW
         self.cycles: np.ndarray | None = None
-        self.charged = 0.0
 
     def _total(self) -> float:
         counted = self.cycles > 0
@@ -458,14 +473,10 @@ class CycleFirstGrfPeakExcess(Measure):
             if landing[foot] or self.times[foot]:
                 self.times[foot].append(sample.t)
                 self.forces[foot].append(float(force))
-        if not ended:
-            return 0.0
-        total = self._total()
-        change, self.charged = total - self.charged, total
-        return change / self.context.dt
+        return self._charge(self._total()) if ended else 0.0
 
 
-class CycleCadenceExcess(Measure):
+class CycleCadenceExcess(_CycleTotal):
     """How far the cadence of the cycles after ``SKIP`` s lies outside ``LOWER``-``UPPER`` steps
     per minute, as `musclewalk compare` reads it: each foot's cycles (touch-down to its next
     touch-down), the cadence the mean of 120 / cycle duration over both feet's cycles, its excess
@@ -478,15 +489,12 @@ class CycleCadenceExcess(Measure):
 
     name, unit = "cycle_cadence_excess", "1 / s"
     LOWER, UPPER = 100.0, 130.0  # steps per minute
-    SKIP = CycleFirstGrfPeakExcess.SKIP
 
     def __init__(self, context):
         super().__init__(context)
-        self.feet = StepDetector(contact_threshold(context.body_mass))  # the starting stance is no landing
         self.last_landing: list[float | None] | None = None
         self.cadence_sum = 0.0
         self.cycles = 0
-        self.charged = 0.0
 
     def _total(self) -> float:
         cadence = self.cadence_sum / self.cycles
@@ -505,11 +513,7 @@ class CycleCadenceExcess(Measure):
                 self.cycles += 1
                 ended = True
             self.last_landing[foot] = sample.t
-        if not ended:
-            return 0.0
-        total = self._total()
-        change, self.charged = total - self.charged, total
-        return change / self.context.dt
+        return self._charge(self._total()) if ended else 0.0
 
 
 def dynamically_similar_step_frequency(speed: float, hip_height: float) -> float:
