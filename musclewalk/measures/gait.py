@@ -311,6 +311,43 @@ class CubedActivation(Measure):
         return float(self.weights @ (a * a * a))
 
 
+class ExcitationTremor(Measure):
+    """Mean over the muscles of the squared excitation above the gait band: each muscle's excitation
+    (what the controller sends, clipped to 0-1) through a causal second-order Butterworth high-pass
+    at ``CUTOFF`` Hz, run on the control steps, squared (1; the time average is the mean power of
+    the excitations' tremor, ``musclewalk analyze``'s ``rms_above_6Hz`` squared and averaged over
+    the muscles). Beyond the paper: delayed feedback at high gains drives excitations between 0 and
+    1 at 10-25 Hz (the human-objective Human's hip abductors, lateral hip flexors and tibialis
+    anterior, RMS 0.2-0.3 above 6 Hz), which people's EMG does not (issue 14: "abductors and
+    hamstrings chatter") and which shakes the swing ankle by 3-5 deg, a mean-curve ripple that lowers
+    the ankle's correlation with the norm (docs/human-like-gait.md)."""
+
+    name, unit = "excitation_tremor", "1"
+    CUTOFF = 6.0  # Hz: the gait band's upper end, as the analysis reads it
+
+    def __init__(self, context):
+        super().__init__(context)
+        from scipy.signal import butter
+
+        b, a = butter(2, self.CUTOFF, btype="high", fs=1.0 / context.dt)
+        self.b, self.a = b.tolist(), a.tolist()
+        self.state: np.ndarray | None = None  # (2, muscles): transposed direct form II
+
+    def value(self, sample):
+        u = np.clip(np.asarray(sample.excitation, float), 0.0, 1.0)
+        if self.state is None:
+            # started at rest on the first excitations (no step at t = 0)
+            from scipy.signal import lfilter_zi
+
+            self.state = np.outer(lfilter_zi(self.b, self.a), u)
+        b0, b1, b2 = self.b
+        _, a1, a2 = self.a
+        z1, z2 = self.state
+        y = b0 * u + z1
+        self.state = np.stack((b1 * u - a1 * y + z2, b2 * u - a2 * y))
+        return float(np.mean(y * y))
+
+
 class MuscleForcePerBodyWeight(Measure):
     """Summed muscle force in body weights, sum_M F_M / (M g): the effort of Geijtenbeek et al.
     2013's "no biomechanical constraints" ablation (§6.3, E_effort = sum F_M), made dimensionless
@@ -578,6 +615,7 @@ MEASURES: dict[str, type[Measure]] = {
         MetabolicCostPerTargetDistance,
         MuscleForcePerBodyWeight,
         CubedActivation,
+        ExcitationTremor,
         PassiveFibreForcePerBodyWeight,
         VerticalGrfExcess,
         FirstGrfPeakExcess,

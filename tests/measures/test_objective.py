@@ -834,3 +834,30 @@ def test_a_bad_extending_objective_names_its_file_and_key(tmp_path, text, messag
     with pytest.raises(ObjectiveError, match=message) as err:
         Objective.load(path)
     assert "self.yaml" in str(err.value)
+
+
+def test_excitation_tremor_is_the_mean_power_of_the_excitations_above_6_hz():
+    """A 20 Hz oscillation of amplitude 0.2 reads about 0.2^2 / 2 once the filter has settled, a
+    1 Hz one of the same amplitude (the gait band) and a constant excitation next to nothing; the
+    value is the mean over the muscles and excitations are clipped to 0-1 first."""
+    from musclewalk.measures.gait import ExcitationTremor
+
+    measure = _one_measure("excitation_tremor")
+    assert isinstance(measure, ExcitationTremor)
+    t = np.arange(800) * DT
+    fast, slow = 0.5 + 0.2 * np.sin(2 * np.pi * 20.0 * t), 0.5 + 0.2 * np.sin(2 * np.pi * 1.0 * t)
+    constant, above = np.full_like(t, 0.3), np.full_like(t, 1.7)
+    values = np.array(
+        [
+            measure.value(SimpleNamespace(t=tk, excitation=np.array([f, s, c, a])))
+            for tk, f, s, c, a in zip(t, fast, slow, constant, above)
+        ]
+    )
+    settled = values[200:].mean() * 4  # the four muscles' sum
+    assert settled == pytest.approx(0.02, rel=0.1)
+    for name, signal in (("slow", slow), ("constant", constant), ("clipped at 1", above)):
+        fresh = _one_measure("excitation_tremor")  # started at rest on its first excitations
+        power = np.mean(
+            [fresh.value(SimpleNamespace(t=tk, excitation=np.array([u]))) for tk, u in zip(t, signal)][200:]
+        )
+        assert power < (1e-4 if name == "slow" else 1e-20), name
