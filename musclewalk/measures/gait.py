@@ -327,19 +327,17 @@ class ExcitationTremor(Measure):
 
     def __init__(self, context):
         super().__init__(context)
-        from scipy.signal import butter
+        from scipy.signal import butter, lfilter_zi
 
         b, a = butter(2, self.CUTOFF, btype="high", fs=1.0 / context.dt)
         self.b, self.a = b.tolist(), a.tolist()
+        self.rest = lfilter_zi(b, a)  # the state of a filter at rest on a unit input
         self.state: np.ndarray | None = None  # (2, muscles): transposed direct form II
 
     def value(self, sample):
         u = np.clip(np.asarray(sample.excitation, float), 0.0, 1.0)
         if self.state is None:
-            # started at rest on the first excitations (no step at t = 0)
-            from scipy.signal import lfilter_zi
-
-            self.state = np.outer(lfilter_zi(self.b, self.a), u)
+            self.state = np.outer(self.rest, u)  # at rest on the first excitations: no step at t = 0
         b0, b1, b2 = self.b
         _, a1, a2 = self.a
         z1, z2 = self.state
