@@ -36,6 +36,7 @@ swing foot forward / outward.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Sequence
 
@@ -110,8 +111,16 @@ def ankle_dorsiflexion(R_lower: np.ndarray, R_foot: np.ndarray, twist: float = 0
     positive = toes up); in the base pose ``ankle0 - (upper_leg_pitch0 - knee0)``."""
     rel = R_lower.T @ R_foot
     if twist != 0.0:
-        rel = rot_y(-twist) @ rel
+        rel = _untwist(twist) @ rel
     return math.atan2(rel[1, 0], rel[0, 0])
+
+
+@functools.lru_cache(maxsize=8)
+def _untwist(twist: float) -> np.ndarray:
+    """rot_y(-twist), built once per ankle twist (the per-control-step path reads it)."""
+    untwist = rot_y(-twist)
+    untwist.flags.writeable = False
+    return untwist
 
 
 def foot_pitch(R: np.ndarray) -> float:
