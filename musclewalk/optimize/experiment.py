@@ -16,6 +16,9 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
     objective: geijtenbeek2013         # a name in models/objectives/ or a .yaml file (default: the
                                        # task's)
     warm_start: path/to/best.json      # optional: the first stage's --init
+    inherit_starts: false              # optional, with extends (default true): the extended
+                                       # files' start values do not apply (the warm start's
+                                       # values do), this file's own do
     init_from_other_creature: false    # the warm start is another creature's (shared names)
     defaults:                          # stage settings unless a stage says otherwise
       duration: 10                     # t_max, s (default: the task's)
@@ -110,6 +113,9 @@ resolved against the file that names them. Such a file gives its own ``descripti
 one's would describe another experiment in every log); the extended file must be a valid
 experiment on its own (its errors name it). So a try that adds one bound to another's search space
 says only that, e.g. a new set of stages over the previous try's space and warm start.
+The extended files' start values apply too, over a warm start of this file's own; a file that
+continues from another run's best (its own ``warm_start``) says ``inherit_starts: false`` to
+start from that best's values instead, keeping the extended files' bounds and its own starts.
 
 Every stage runs in its own folder with its checkpoint: running the experiment again resumes
 the unfinished stage and skips finished ones (optimize.runs.run_experiment runs the stages)."""
@@ -161,6 +167,7 @@ TOP_KEYS = {
     "speed",
     "objective",
     "warm_start",
+    "inherit_starts",
     "init_from_other_creature",
     "defaults",
     "stages",
@@ -192,6 +199,8 @@ _RELATIVE_KEYS = ("creature", "task", "objective", "warm_start")
 _MERGED_KEYS = ("defaults",)
 # the extended files' parameters, farthest first, under the file's own (optimize.space.layer_overrides)
 _PARAMETER_LAYERS = "extends:parameters"
+# how many of those layers (farthest first) lost their start values to an ``inherit_starts: false``
+_LAYERS_WITHOUT_STARTS = "extends:layers-without-starts"
 
 
 def stage_key(index: int, generated: int) -> str:
@@ -218,6 +227,8 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
         raise ExperimentError(f"{path}: expected a mapping (creature, speed, ...)")
     data = dict(data)
     if "extends" not in data:
+        if "inherit_starts" in data:
+            raise ExperimentError(f"{path}: inherit_starts: only for a file that extends another")
         return data, ()
     base_path, chain = extended_file(path, data, chain, ExperimentError, "experiment")
     base_path = base_path.resolve()
@@ -245,6 +256,16 @@ def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
             else stage
             for stage in merged["stages"]
         ]
+    merged.pop("inherit_starts", None)  # the extended file's own choice, not this one's
+    inherit = data.get("inherit_starts", True)
+    if not isinstance(inherit, bool):
+        raise ExperimentError(f"{path}: inherit_starts: expected true or false")
+    if not inherit:
+        # the extended files' parameters all become layers whose start values are dropped
+        layers = [*merged.get(_PARAMETER_LAYERS, []), merged.get("parameters") or {}]
+        merged[_PARAMETER_LAYERS] = layers
+        merged[_LAYERS_WITHOUT_STARTS] = len(layers)
+        merged["parameters"] = {}
     for key, value in data.items():
         if key == "parameters" and isinstance(value, dict) and isinstance(merged.get(key), dict):
             # layered, not merged: which parameters a pattern matches needs the creature
@@ -364,7 +385,7 @@ class Experiment:
         def err(key, message):
             return ExperimentError(f"{path}: {key}: {message}")
 
-        unknown = sorted(set(data) - TOP_KEYS - {_PARAMETER_LAYERS})
+        unknown = sorted(set(data) - TOP_KEYS - {_PARAMETER_LAYERS, _LAYERS_WITHOUT_STARTS})
         if unknown:
             raise err(unknown[0], f"unknown key (known: {', '.join(sorted(TOP_KEYS))})")
         creature = cls._creature(data.get("creature"), path, lambda m: err("creature", m))
@@ -398,7 +419,12 @@ class Experiment:
         stages = cls._stages([*aid_stages, *raw_stages], defaults, path, err, first=-len(aid_stages))
         stages = cls._same_creature_as_file(stages, creature)
         parameters, stages = cls._stage_spaces(
-            stages, [*extended, parameters], creature, err, len(aid_stages)
+            stages,
+            [*extended, parameters],
+            creature,
+            err,
+            len(aid_stages),
+            without_starts_in=data.get(_LAYERS_WITHOUT_STARTS, 0),
         )
         cls._check_stage_creatures(stages, creature, err, len(aid_stages))
         cls._check_stop_terms(stages, objective, err, len(aid_stages))
@@ -721,20 +747,25 @@ class Experiment:
 
     @staticmethod
     def _stage_spaces(
-        stages: tuple, layers: list[dict], creature: str, err, generated: int
+        stages: tuple, layers: list[dict], creature: str, err, generated: int, without_starts_in: int = 0
     ) -> tuple[dict, tuple[Stage, ...]]:
         """The file's overrides and the stages with their search spaces. The file's are its own
-        over those of the files it extends (``layers``, farthest first; layer_overrides); a
+        over those of the files it extends (``layers``, farthest first; layer_overrides; the first
+        ``without_starts_in`` of them without their start values: ``inherit_starts: false``); a
         stage's space is the file's (without their start values after the first stage) with the
         stage's own over them; all checked against the creature's parameters (its template's,
         without building the model); an error names the key where it was written."""
-        layers = [layer for layer in layers if layer]
-        if not layers and not any(stage.parameters for stage in stages):
+        if not any(layers) and not any(stage.parameters for stage in stages):
             return {}, stages
         try:
             full = ParameterSpace.of_creature(creature)
         except (ValueError, OSError) as exc:
             raise err("creature", f"cannot check the parameters against it: {exc}") from None
+        layers = [
+            without_starts(layer, full.entries) if i < without_starts_in else layer
+            for i, layer in enumerate(layers)
+        ]
+        layers = [layer for layer in layers if layer]
         names = list(full.names)
         parameters: dict = {}
         for layer in layers:

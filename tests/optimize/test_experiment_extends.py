@@ -211,3 +211,69 @@ def test_a_committed_try_written_as_an_extension_resumes_its_checkpoint():
     assert Path(exp.objective).stem == Path(saved["objective"]).stem == "human-landing"
     assert Path(exp.task).stem == Path(saved["task"]).stem == "gentlepush"
     assert exp.warm_start.parent.name == "Human-walk-1.3-human-kneegain"
+
+
+def test_inherit_starts_false_leaves_the_extended_start_values_to_the_warm_start(tmp_path):
+    """A continuation from another run's best: the extended files' start values (one farther up
+    the chain, one in the nearer file, one on a feature beyond the paper) would replace the best's
+    own; ``inherit_starts: false`` drops them and keeps their bounds and the file's own starts."""
+    first = base(tmp_path)
+    data = yaml.safe_load(first.read_text())
+    data["parameters"]["prep.theta0"] = {"lower": 0.2, "start": 0.25}
+    write(first, data)
+    write(
+        tmp_path / "second.yaml",
+        {
+            "extends": "base.yaml",
+            "description": "second",
+            "parameters": {"gain.knee.kq": {"upper": 0.5, "start": 0.4}, "gain.knee.kw": {"start": 0.1}},
+        },
+    )
+    warm = write(tmp_path / "runs" / "other.json", {})
+    child = {
+        "extends": "second.yaml",
+        "description": "from another run's best",
+        "warm_start": "runs/other.json",
+        "parameters": {"lift.hip": {"start": 0.7}},
+        "stages": [
+            {"name": "a", "seed": 1},
+            {"name": "b", "seed": 2, "parameters": {"knee.theta": {"start": 0.1}}},
+        ],
+    }
+    inheriting = Experiment.load(write(tmp_path / "inheriting.yaml", child))
+    assert inheriting.parameters["prep.theta0"] == {"lower": 0.2, "start": 0.25}
+    assert inheriting.parameters["gain.knee.kq"] == {"upper": 0.5, "start": 0.4}
+    exp = Experiment.load(write(tmp_path / "own.yaml", {**child, "inherit_starts": False}))
+    assert exp.warm_start == warm
+    assert exp.parameters["prep.theta0"] == {"lower": 0.2}
+    assert exp.parameters["gain.knee.kq"] == {"upper": 0.5}
+    assert exp.parameters["gain.knee.kw"] == {"free": True}  # the feature stays on, started at the best's
+    assert exp.parameters["knee.theta"] == {"lower": 0.0}
+    assert exp.parameters["lift.hip"] == {"start": 0.7}
+    assert exp.stages[0].parameters == exp.parameters
+    assert exp.stages[1].parameters["knee.theta"] == {"start": 0.1}
+    assert "start" not in exp.stages[1].parameters.get("lift.hip", {})
+    # a file extending this one keeps its choice only by saying so itself
+    again = Experiment.load(write(tmp_path / "again.yaml", {"extends": "own.yaml", "description": "again"}))
+    assert again.parameters["prep.theta0"] == {"lower": 0.2}  # dropped below it for good
+    assert again.parameters["lift.hip"] == {"start": 0.7}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            {"extends": "base.yaml", "description": "x", "inherit_starts": "no"},
+            "inherit_starts: expected true or false",
+        ),
+        (
+            {"description": "x", "creature": "HumanLegs", "speed": 1.3, "inherit_starts": False},
+            "inherit_starts: only for a file that extends another",
+        ),
+    ],
+)
+def test_a_bad_inherit_starts_is_one_error_naming_the_file(tmp_path, data, message):
+    base(tmp_path)
+    path = write(tmp_path / "bad.yaml", data)
+    with pytest.raises(ExperimentError, match=rf"bad.yaml: {message}"):
+        Experiment.load(path)
