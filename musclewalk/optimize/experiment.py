@@ -761,15 +761,14 @@ class Experiment:
             full = ParameterSpace.of_creature(creature)
         except (ValueError, OSError) as exc:
             raise err("creature", f"cannot check the parameters against it: {exc}") from None
-        layers = [
-            without_starts(layer, full.entries) if i < without_starts_in else layer
-            for i, layer in enumerate(layers)
-        ]
-        layers = [layer for layer in layers if layer]
         names = list(full.names)
         parameters: dict = {}
-        for layer in layers:
+        for i, layer in enumerate(layers, start=1):
             parameters = layer_overrides(parameters, layer, names)
+            if i == without_starts_in:
+                # after the layering, so that a key giving only a start keeps its parameter out of
+                # an earlier layer's pattern (e.g. one muscle's property under "properties.*": hold)
+                parameters = without_starts(parameters, full.entries)
         out = []
         for i, stage in enumerate(stages):
             inherited = parameters if i == 0 else without_starts(parameters, full.entries)

@@ -217,16 +217,23 @@ def test_inherit_starts_false_leaves_the_extended_start_values_to_the_warm_start
     """A continuation from another run's best: the extended files' start values (one farther up
     the chain, one in the nearer file, one on a feature beyond the paper) would replace the best's
     own; ``inherit_starts: false`` drops them and keeps their bounds and the file's own starts."""
+    from musclewalk.optimize.space import ParameterSpace
+
     first = base(tmp_path)
     data = yaml.safe_load(first.read_text())
     data["parameters"]["prep.theta0"] = {"lower": 0.2, "start": 0.25}
+    data["parameters"]["properties.*"] = {"hold": True}
     write(first, data)
     write(
         tmp_path / "second.yaml",
         {
             "extends": "base.yaml",
             "description": "second",
-            "parameters": {"gain.knee.kq": {"upper": 0.5, "start": 0.4}, "gain.knee.kw": {"start": 0.1}},
+            "parameters": {
+                "gain.knee.kq": {"upper": 0.5, "start": 0.4},
+                "gain.knee.kw": {"start": 0.1},
+                "properties.hamstrings.max_isometric_force": {"start": 0.3},
+            },
         },
     )
     warm = write(tmp_path / "runs" / "other.json", {})
@@ -249,6 +256,12 @@ def test_inherit_starts_false_leaves_the_extended_start_values_to_the_warm_start
     assert exp.parameters["gain.knee.kq"] == {"upper": 0.5}
     assert exp.parameters["gain.knee.kw"] == {"free": True}  # the feature stays on, started at the best's
     assert exp.parameters["knee.theta"] == {"lower": 0.0}
+    # named for its start only, the muscle property stays out of the held pattern: optimized
+    hamstrings = "properties.hamstrings.max_isometric_force"
+    assert hamstrings not in exp.parameters
+    space = ParameterSpace.of_creature("HumanLegs", exp.parameters)
+    assert hamstrings not in space.hold_names and hamstrings not in space.fixed
+    assert "properties.vasti.max_isometric_force" in space.hold_names
     assert exp.parameters["lift.hip"] == {"start": 0.7}
     assert exp.stages[0].parameters == exp.parameters
     assert exp.stages[1].parameters["knee.theta"] == {"start": 0.1}
