@@ -3,7 +3,9 @@
 Run directory:
   checkpoint.pkl   CMA state + history + best, written atomically after every generation
   history.csv      per generation: best, median, sigma, evaluations, each term of the best (and
-                   perturbation_seed under a task with random perturbations)
+                   perturbation_seed under a task with random perturbations), how many
+                   candidates walked the full t_max, and whether its lowest objective was a fall
+                   below a walker's (fall_ranked_first; log.txt warns of such generations)
   best.json        named parameters of the best solution so far, with its objective terms
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
@@ -924,12 +926,16 @@ class Optimization:
         seed = self.perturbation_seed(st.generation + 1)
         results = self._evaluate(evaluator, X, seed)
         scores = self._tell(X, results)
+        fall_ranked_first = self._fall_ranked_first(results)
         self._keep_best(X, results)
         self._check_unperturbed(evaluator, X, results)
         self._note_thresholds()
         elapsed = time.perf_counter() - t0
         st.wall_time += elapsed
-        st.history.append(self._history_row(scores, elapsed, seed))
+        row = self._history_row(scores, elapsed, seed)
+        row["walkers"] = sum(r.error is None and not r.terminated for r in results)
+        row["fall_ranked_first"] = int(fall_ranked_first)
+        st.history.append(row)
         self._save()
         self._show_progress(bar, len(X) * self.settings.trials, elapsed)
         if self.on_generation:
@@ -1016,6 +1022,20 @@ class Optimization:
         st.evaluations += len(X)
         st.failures += sum(sum(e is not None for e in (r.trial_errors or [r.error])) for r in results)
         return scores
+
+    def _fall_ranked_first(self, results: list) -> bool:
+        """Whether the lowest objective of this generation is a candidate that fell while a walker
+        (one of this generation's, or the best so far) scored higher: the objective charges a fall
+        less than it charges walking, and CMA-ES, ranking by the objective alone, moves toward
+        falls (log.txt counts such generations)."""
+        st = self.state
+        first = results[int(np.argmin([r.score for r in results]))]
+        if first.error is not None or not first.terminated:
+            return False
+        walkers = [r.score for r in results if r.error is None and not r.terminated]
+        if st.best_result is not None and not st.best_result.terminated:
+            walkers.append(st.best_result.score)
+        return bool(walkers) and first.score < min(walkers)
 
     def _keep_best(self, X, results: list[dict]) -> None:
         """The reported best (best_key: a walker before a faller)."""
@@ -1270,6 +1290,20 @@ class Optimization:
             + (f"{len(outside)}: {listed}" if outside else "none")
         ]
 
+    def _fall_ranking_lines(self) -> list[str]:
+        """log.txt's warning when the objective ranked a fall above a walker (_fall_ranked_first)."""
+        flagged = [row["generation"] for row in self.state.history if row.get("fall_ranked_first")]
+        if not flagged:
+            return []
+        shown = ", ".join(map(str, flagged[-20:])) + (", ..." if len(flagged) > 20 else "")
+        return [
+            f"falls ranked above walkers: in {len(flagged)} of {self.state.generation} generations "
+            f"(the last: {shown}) the lowest objective was a candidate that fell, below a walker's "
+            "(that generation's or the best so far): the objective charges a fall less than its "
+            "terms charge walking the time left, so CMA-ES moves toward falls (e.g. a time-after-"
+            "termination term, as in models/objectives/human-firstpeak-cycle-cadence-upright.yaml)"
+        ]
+
     def _write_log(self, stop: str | None) -> None:
         import cma
         import opensim
@@ -1298,6 +1332,7 @@ class Optimization:
             "best terms: " + json.dumps(st.best_result.terms if st.best_result else {}),
             *self._bound_lines(),
             *self._standing_lines(),
+            *self._fall_ranking_lines(),
             f"thresholds met at generation: {st.thresholds_met_at}",
             f"limits: {s.cpu_limit:g} CPU s per simulated s of an evaluation; wall-clock "
             f"backstop {s.backstop():g} s without a finished evaluation"
