@@ -530,6 +530,11 @@ def _first(items, shown: int = 3) -> str:
     return ", ".join(items[:shown]) + (", ..." if len(items) > shown else "")
 
 
+def walked(result: EvaluationResult) -> bool:
+    """Whether an evaluation simulated its full t_max (every trial): no error, no termination."""
+    return result.error is None and not result.terminated
+
+
 def best_key(result: EvaluationResult | None) -> tuple:
     """Ordering of the reported best (CMA-ES itself ranks by objective alone): a candidate that ran
     the full t_max beats any that a termination rule stopped, however low the latter's objective
@@ -933,7 +938,7 @@ class Optimization:
         elapsed = time.perf_counter() - t0
         st.wall_time += elapsed
         row = self._history_row(scores, elapsed, seed)
-        row["walkers"] = sum(r.error is None and not r.terminated for r in results)
+        row["walkers"] = sum(map(walked, results))
         row["fall_ranked_first"] = int(fall_ranked_first)
         st.history.append(row)
         self._save()
@@ -1032,7 +1037,7 @@ class Optimization:
         first = results[int(np.argmin([r.score for r in results]))]
         if first.error is not None or not first.terminated:
             return False
-        walkers = [r.score for r in results if r.error is None and not r.terminated]
+        walkers = [r.score for r in results if walked(r)]
         if st.best_result is not None and not st.best_result.terminated:
             walkers.append(st.best_result.score)
         return bool(walkers) and first.score < min(walkers)
@@ -1072,7 +1077,7 @@ class Optimization:
         if not self._needs_unperturbed_walk() or self._unperturbed_walker() is not None:
             return
         walkers = sorted(
-            (k for k, r in enumerate(results) if r.error is None and not r.terminated),
+            (k for k, r in enumerate(results) if walked(r)),
             key=lambda k: best_key(results[k]),
         )[:UNPERTURBED_CHECKS]
         if not walkers:
@@ -1080,7 +1085,7 @@ class Optimization:
         unperturbed = dataclasses.replace(self.task, task=None, perturbation_seed=None)
         checks = evaluator.map(unperturbed, [self._values(X[k]) for k in walkers])
         for k, check in zip(walkers, checks):
-            walks = check.error is None and not check.terminated
+            walks = walked(check)
             st.unperturbed_checks.append(
                 {
                     "generation": st.generation,
