@@ -369,6 +369,7 @@ def _given_settings(args) -> dict:
         "evaluator": args.evaluator,
         "scheduler": args.scheduler,
         "wall_backstop": args.wall_backstop,
+        "keep_generation_bests": args.keep_generation_bests or None,
         "parameters": _parameter_overrides(args.parameters),
     }
     return {k: v for k, v in given.items() if v is not None}
@@ -904,6 +905,13 @@ def _add_optimize_command(sub) -> None:
     )
     s.add_argument("--workers", type=int, help=f"worker processes (default {default.workers}: all cores)")
     s.add_argument("--evaluator", choices=["process", "serial", "dask"])
+    s.add_argument(
+        "--keep-generation-bests",
+        action="store_true",
+        default=None,  # not given: a resumed run keeps its own
+        help="also write each new best's best.json, optimized.osim and settings.json to "
+        "<out>/generation-N/ (N: the generation that found it), to re-simulate the run's earlier bests",
+    )
     s.add_argument("--scheduler", help="dask scheduler address (with --evaluator dask)")
     s.add_argument(
         "--extra-generations",

@@ -9,6 +9,9 @@ Run directory:
   best.json        named parameters of the best solution so far, with its objective terms
   optimized.osim   the creature with the best routing, muscle properties and passive gains
                    written back (+ optimized.meta.json), opens in the OpenSim GUI
+  generation-N/    with keep_generation_bests: best.json, optimized.osim (+ meta) and
+                   settings.json as written after generation N, for each generation that found
+                   a new best, so that every best of the run's history can be re-simulated
   log.txt          command, seed, versions, machine, wall time, stop reason, failed evaluations,
                    the best's parameters within 1 % of a bound, its muscles whose fibres stand
                    outside the working range (a passive spring, a slack muscle), and the "note:" lines people
@@ -156,6 +159,8 @@ class Settings:
     elitist: bool = False  # CMA-ES recombines the best candidate so far into every generation
     # that found none better (pycma's CMA_elitist): the mean stays by a lone outlier of a
     # knife-edge landscape instead of drifting away with the generations' fallers
+    keep_generation_bests: bool = False  # also write each new best's files to generation-N/
+    # (an output, not a result setting: a resumed run may switch it)
 
     def backstop(self) -> float:
         if self.wall_backstop is not None:
@@ -213,6 +218,10 @@ class Settings:
             raise OptimizationError(
                 f"trial_directions: expected {' or '.join(TRIAL_DIRECTIONS)}, got {self.trial_directions!r}"
             )
+        if not isinstance(self.keep_generation_bests, bool):
+            raise OptimizationError(
+                f"keep_generation_bests: expected true or false, got {self.keep_generation_bests!r}"
+            )
         if not isinstance(self.elitist, bool):
             raise OptimizationError(f"elitist: expected true or false, got {self.elitist!r}")
         number("cpu_limit", self.cpu_limit)
@@ -261,6 +270,16 @@ class Settings:
         return Task.load(self.task)
 
 
+# settings a resumed run takes from the command line: when to stop and how to evaluate, not
+# what a generation does
+OUTPUT_SETTINGS = (
+    "workers",
+    "evaluator",
+    "scheduler",
+    "wall_backstop",
+    "extra_generations",
+    "keep_generation_bests",
+)
 # settings that decide the result: a resumed run must keep them
 RESULT_SETTINGS = (
     "model",
@@ -373,6 +392,11 @@ def run_model(out: Path, model: str | Path) -> Path:
     model = Path(model)
     local = Path(out) / MODEL_DIR / model.name
     return local if model.parent.name == MODEL_DIR and local.exists() else model
+
+
+def generation_folder(generation: int) -> str:
+    """The folder (in a run directory) of the best found in ``generation`` (keep_generation_bests)."""
+    return f"generation-{generation}"
 
 
 def write_result(out: Path, best: Mapping, model: Path, meta) -> None:
@@ -594,7 +618,7 @@ class Optimization:
                     raise ChangedSettingError(ckpt, name, getattr(saved, name), value)
             saved.generations = max(saved.generations, settings.generations)
             # when to stop, not what a generation does: a resumed run may run on past its thresholds
-            for name in ("workers", "evaluator", "scheduler", "wall_backstop", "extra_generations"):
+            for name in OUTPUT_SETTINGS:
                 if name in requested:
                     setattr(saved, name, requested[name])
             self.settings = saved
@@ -1172,14 +1196,20 @@ class Optimization:
         tmp = self.out / ".history.csv.tmp"
         pd.DataFrame(st.history).to_csv(tmp, index=False, float_format="%.6g")
         os.replace(tmp, self.out / "history.csv")
+        best = None
         if st.best_x is not None and st.best_generation == st.generation:
-            self._write_best()
+            best = self._write_best()
         self._write_log(None)
         if s.scheduler is not None and not isinstance(s.scheduler, str):
             # a dask Client object cannot be pickled: keep its scheduler's address
             s = dataclasses.replace(s, scheduler=_scheduler_address(s.scheduler))
         settings = dataclasses.asdict(s)
-        write_atomic(self.out / SETTINGS_FILE, (json.dumps(settings, indent=1) + "\n").encode())
+        settings_bytes = (json.dumps(settings, indent=1) + "\n").encode()
+        write_atomic(self.out / SETTINGS_FILE, settings_bytes)
+        if best is not None and s.keep_generation_bests:
+            kept = self.out / generation_folder(st.generation)
+            write_result(kept, best, Path(s.model), self.meta)
+            write_atomic(kept / SETTINGS_FILE, settings_bytes)
         # plain data only (and the cma object): renaming or moving a class of musclewalk does not
         # break --resume of a committed run
         _atomic_pickle(
@@ -1196,7 +1226,8 @@ class Optimization:
             },
         )
 
-    def _write_best(self) -> None:
+    def _write_best(self) -> dict:
+        """best.json and optimized.osim of the best so far; returns best.json's content."""
         st, s = self.state, self.settings
         values = self._values(st.best_x)
         structured = self.space.structured(values)
@@ -1235,6 +1266,7 @@ class Optimization:
                 "simulated_times": st.best_result.trial_times,
             }
         write_result(self.out, best, Path(s.model), self.meta)
+        return best
 
     def _trial_lines(self) -> list[str]:
         """log.txt: how a candidate is scored with several trials (none with one)."""

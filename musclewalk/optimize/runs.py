@@ -38,7 +38,15 @@ Report = Callable[[str], None]
 
 # the settings an experiment file leaves to its caller (Settings field names): how evaluations are
 # spread over processes, the limit on a grinding evaluation, and the clipping of the warm start
-EXPERIMENT_OPTIONS = ("workers", "evaluator", "scheduler", "wall_backstop", "cpu_limit", "clip_init")
+EXPERIMENT_OPTIONS = (
+    "workers",
+    "evaluator",
+    "scheduler",
+    "wall_backstop",
+    "cpu_limit",
+    "clip_init",
+    "keep_generation_bests",
+)
 
 
 def report_line(line: str) -> None:
