@@ -37,7 +37,8 @@ from .task import DEFAULT_TASK, Task, TaskError
 Report = Callable[[str], None]
 
 # the settings an experiment file leaves to its caller (Settings field names): how evaluations are
-# spread over processes, the limit on a grinding evaluation, and the clipping of the warm start
+# spread over processes, the limit on a grinding evaluation, the clipping of the warm start, and
+# whether each new best is also kept in generation-N/
 EXPERIMENT_OPTIONS = (
     "workers",
     "evaluator",
