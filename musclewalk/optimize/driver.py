@@ -270,9 +270,9 @@ class Settings:
         return Task.load(self.task)
 
 
-# settings a resumed run takes from the command line: when to stop and how to evaluate, not
-# what a generation does
-OUTPUT_SETTINGS = (
+# settings a resumed run takes from the command line: how to evaluate, when to stop and what to
+# write besides the result, not what a generation does
+RUNTIME_SETTINGS = (
     "workers",
     "evaluator",
     "scheduler",
@@ -618,7 +618,7 @@ class Optimization:
                     raise ChangedSettingError(ckpt, name, getattr(saved, name), value)
             saved.generations = max(saved.generations, settings.generations)
             # when to stop, not what a generation does: a resumed run may run on past its thresholds
-            for name in OUTPUT_SETTINGS:
+            for name in RUNTIME_SETTINGS:
                 if name in requested:
                     setattr(saved, name, requested[name])
             self.settings = saved
