@@ -27,7 +27,7 @@ from pathlib import Path
 
 from committed_comparison import REPO, resimulate_or_fall
 from human_targets import both_legs_measured, target_rows
-from parameter_sensitivity import survival, walked_full
+from parameter_sensitivity import fall_reasons, survival, walked_full
 from run_folders import emit, require_run_folder
 
 DURATION = 10.0
@@ -77,9 +77,12 @@ def standing(run: Path, work: Path) -> Standing:
 def walked_cell(s: Standing) -> str:
     if s.walked is None:
         return "not probed"
-    return ", ".join(
-        f"{eps:g}: {walked_full(times, DURATION)} of {len(times)}" for eps, times in s.walked.items()
-    )
+    cells = []
+    for eps, times in s.walked.items():
+        falls = fall_reasons(times)
+        cell = f"{eps:g}: {walked_full(times, DURATION)} of {len(times)}"
+        cells.append(f"{cell} ({falls})" if falls else cell)
+    return ", ".join(cells)
 
 
 def markdown(committed: Standing, candidates: list[Standing]) -> str:

@@ -33,9 +33,33 @@ from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
 
+class Walked(float):
+    """The time one probe walked, s, with the termination rule that ended it (None: it ran on)."""
+
+    reason: str | None
+
+    def __new__(cls, time: float, reason: str | None = None):
+        walked = super().__new__(cls, time)
+        walked.reason = reason
+        return walked
+
+    def __str__(self) -> str:
+        return f"{float(self):.2f}" + (f" ({self.reason})" if self.reason else "")
+
+
 def walked_full(times, duration: float) -> int:
     """How many of the times walked reach the full ``duration``."""
     return sum(t >= duration - 1e-9 for t in times)
+
+
+def fall_reasons(times) -> str:
+    """The termination rules that ended the probes that fell, counted: "com_height 2, leg_crossing 1"."""
+    counts: dict[str, int] = {}
+    for t in times:
+        reason = getattr(t, "reason", None)
+        if reason:
+            counts[reason] = counts.get(reason, 0) + 1
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
 
 
 def perturbed(values: dict, bounds: dict, epsilon: float, seed: int) -> dict:
@@ -92,9 +116,10 @@ def survival(
         times = []
         for seed in range(1, (1 if epsilon == 0.0 else seeds) + 1):
             result = sim.run(scenario, perturbed(values, bounds, epsilon, seed))
-            times.append(float(result.simulated_time))
+            reason = result.reason if result.terminated else None
+            times.append(Walked(result.simulated_time, reason))
         table[epsilon] = times
-        print(f"epsilon {epsilon:g}: " + ", ".join(f"{t:.2f}" for t in times), flush=True)
+        print(f"epsilon {epsilon:g}: " + ", ".join(map(str, times)), flush=True)
     return table
 
 
@@ -113,12 +138,12 @@ def markdown(
         f"{run}: {moved} moved by ±epsilon × each range (random signs per seed), "
         f"{duration:g} s straight at the run's speed{steps}",
         "",
-        "| epsilon | walks the full time | time walked per seed, s |",
+        "| epsilon | walks the full time | time walked per seed, s (the rule that ended a fall) |",
         "|---|---|---|",
     ]
     for epsilon, times in table.items():
         full = walked_full(times, duration)
-        lines.append(f"| {epsilon:g} | {full} of {len(times)} | {', '.join(f'{t:.2f}' for t in times)} |")
+        lines.append(f"| {epsilon:g} | {full} of {len(times)} | {', '.join(map(str, times))} |")
     return "\n".join(lines) + "\n"
 
 

@@ -1246,8 +1246,9 @@ def test_reproducibility_record_and_check_under_load(tmp_path):
 
 def test_commit_rule_ranks_by_targets_then_gps_and_asks_for_survival(tmp_path):
     """analysis/commit_rule.py: a candidate replaces the committed walker with more targets met,
-    or as many at a lower GPS, and only if it walks on every seed at every epsilon; a missing run
-    folder is a usage error naming it."""
+    or as many at a lower GPS, and only if it walks on every seed at every epsilon (its table
+    naming the termination rules that ended the falls); a missing run folder is a usage error
+    naming it."""
     sys.path.insert(0, str(REPO / "analysis"))
     import commit_rule
 
@@ -1256,9 +1257,14 @@ def test_commit_rule_ranks_by_targets_then_gps_and_asks_for_survival(tmp_path):
     better = commit_rule.Standing(Path("a"), 13, 16, 7.38, walked)
     assert commit_rule.ranks_above(better, committed)
     assert commit_rule.verdict(better, committed).startswith("commit")
-    lucky = commit_rule.Standing(Path("b"), 14, 16, 9.0, {1e-12: [10.0, 4.2, 10.0, 10.0, 10.0]})
+    from parameter_sensitivity import Walked
+
+    fell = Walked(4.2, "com_height")
+    assert str(fell) == "4.20 (com_height)" and str(Walked(10.0)) == "10.00" and fell == 4.2
+    lucky = commit_rule.Standing(Path("b"), 14, 16, 9.0, {1e-12: [10.0, fell, 10.0, 10.0, 10.0]})
     assert commit_rule.ranks_above(lucky, committed) and lucky.survives() is False
     assert "falls with its parameters moved" in commit_rule.verdict(lucky, committed)
+    assert "| 1e-12: 4 of 5 (com_height 1) |" in commit_rule.markdown(committed, [lucky])
     for worse in (
         commit_rule.Standing(Path("c"), 12, 16, 7.0),
         commit_rule.Standing(Path("d"), 13, 16, 7.68),
