@@ -74,6 +74,7 @@ from .fsm import STATE_NAMES, GaitStateMachine, LegState
 from .jacobian import add_force_moments, equal_activation_factors, feature_muscle_forces
 from .model import SIDE_INDEX, ControlModel
 from .params import (
+    PREP_TOUCHDOWN_OFF,
     controller_parameter_specs,
     is_uniarticular_dorsiflexor,
     is_uniarticular_plantarflexor,
@@ -243,6 +244,8 @@ class Controller:
         self._contact_threshold = p["fsm.contact_force"] * cm.total_mass * cm.gravity
         self._d_lift = p["fsm.d_lift"] * self._L
         self._d_prep = p["fsm.d_prep"] * self._L
+        touchdown_ahead = p.get("fsm.prep_touchdown_ahead", PREP_TOUCHDOWN_OFF)
+        self._d_touch = None if touchdown_ahead <= PREP_TOUCHDOWN_OFF else touchdown_ahead * self._L
 
     def _init_target_laws(self) -> None:
         """§4.2: coefficients of the target laws (eq 10-13) and the fixed knee, ankle and head
@@ -576,7 +579,7 @@ class Controller:
     def _update_leg_states(self, grf: np.ndarray, d_forward: tuple) -> tuple:
         """§4.1: foot contacts from the vertical GRF, then the FSM; returns (contact, states)."""
         contact = (grf[0, 1] > self._contact_threshold, grf[1, 1] > self._contact_threshold)
-        states = tuple(self.fsm.update(contact, d_forward, self._d_lift, self._d_prep))
+        states = tuple(self.fsm.update(contact, d_forward, self._d_lift, self._d_prep, self._d_touch))
         return contact, states
 
     def _upper_leg_targets(

@@ -8,6 +8,7 @@ make it chatter):
     swing --(d_S > d_prep)--> stance_preparation
     swing --(contact, foot ahead of the COM)--> stance
     stance_preparation --(contact)--> stance
+                       (beyond the paper, opt-in: only with the foot more than d_touch ahead)
 
 d_S = signed horizontal distance (foot - COM) along the facing direction (negative = foot behind
 the COM); contact = vertical GRF > F_contact.
@@ -18,6 +19,11 @@ Judgement calls (the paper is silent):
   stance follow contact changes); one touching behind it is toe scuffing with a passive knee and
   is ignored. (Ignoring every contact in swing left optimized gaits standing on a "swing" leg,
   without stance support or trunk control, whenever the foot landed before d_S > d_prep.)
+- beyond the paper (the controller's `fsm.prep_touchdown_ahead`, off by default): with d_prep
+  below 0 stance preparation begins while the foot is still behind the COM, where the swing rule
+  above no longer applies, and a foot that scuffs the ground as it passes under the body puts a
+  flexed leg into stance mid-swing (seen as falls by com_height of issue 14's walkers); with
+  d_touch given, a contact in stance preparation is a touch-down only with d_S > d_touch;
 - "dual stance" means both legs are in the stance state (after this step's contact events) and
   both feet touch the ground; the rear leg is the one with the smaller d_S;
 - stance without contact (flight phase) stays stance until d_S < d_lift or dual stance;
@@ -52,17 +58,24 @@ def leg_state(value) -> LegState:
 
 
 def next_leg_states(
-    states: Sequence[int], contact: Sequence[bool], d_foot: Sequence[float], d_lift: float, d_prep: float
+    states: Sequence[int],
+    contact: Sequence[bool],
+    d_foot: Sequence[float],
+    d_lift: float,
+    d_prep: float,
+    d_touch: float | None = None,
 ) -> list:
     """New (right, left) states. ``d_foot`` = (foot - COM) . forward per leg, in the same unit as
-    ``d_lift`` / ``d_prep``."""
+    ``d_lift`` / ``d_prep`` / ``d_touch`` (None: every stance-preparation contact is a touch-down,
+    the paper)."""
     new = [int(s) for s in states]
     changed = [False, False]
     for s in (0, 1):
         if new[s] == LegState.LIFT_OFF and not contact[s]:
             new[s], changed[s] = LegState.SWING, True
         elif new[s] == LegState.STANCE_PREPARATION and contact[s]:
-            new[s], changed[s] = LegState.STANCE, True
+            if d_touch is None or d_foot[s] > d_touch:
+                new[s], changed[s] = LegState.STANCE, True
         elif new[s] == LegState.SWING and contact[s] and d_foot[s] > 0.0:
             new[s], changed[s] = LegState.STANCE, True
     after_contact = list(new)
@@ -96,8 +109,8 @@ class GaitStateMachine:
         else:
             self.states = [int(s) for s in self.initial]
 
-    def update(self, contact, d_foot, d_lift: float, d_prep: float) -> list:
-        self.states = next_leg_states(self.states, contact, d_foot, d_lift, d_prep)
+    def update(self, contact, d_foot, d_lift: float, d_prep: float, d_touch: float | None = None) -> list:
+        self.states = next_leg_states(self.states, contact, d_foot, d_lift, d_prep, d_touch)
         return self.states
 
     @property

@@ -18,6 +18,9 @@ name                        default         bounds              meaning
 fsm.contact_force           0.05            [0.001, 0.5]        F_contact, body weights (§4.1)
 fsm.d_lift                  -0.3            [-1.0, 0.5]         lift-off when d_S < d_lift, leg lengths
 fsm.d_prep                  0.0             [-0.5, 1.0]         stance prep. when d_S > d_prep, leg lengths
+fsm.prep_touchdown_ahead    -1 (off: every  [-1, 0.5]           beyond the paper: a stance-preparation
+                            contact)                            contact is a touch-down only with d_S
+                                                                above this, leg lengths (below: a scuff)
 trunk.theta0                base pose       base -0.6 .. +0.8   trunk forward lean offset, rad (eq 10)
 trunk.k_speed               0.3             [0, 3]              lean per Froude speed error (eq 10)
 trunk.k_heading             0.2             [0, 2]              side lean per rad heading error (eq 11)
@@ -135,6 +138,10 @@ FOOT_DAMPING = "foot_damping"
 STANCE_KNEE_TARGET = "stance_knee_target"
 SWING_TOE_OUT = "swing_toe_out"
 SWING_FOOT_YAW = "swing_foot_yaw"
+PREPARATION_SCUFF = "preparation_scuff"
+# fsm.prep_touchdown_ahead at or below this: every stance-preparation contact is a touch-down (the
+# paper); it is below fsm.d_prep's lower bound, so no foot in stance preparation is that far behind
+PREP_TOUCHDOWN_OFF = -1.0
 
 
 class ParameterError(ValueError):
@@ -194,6 +201,18 @@ def controller_parameter_specs(control_model) -> list:
     add("fsm.d_lift", -0.3, -1.0, 0.5, st, "lift-off when (foot - COM).forward < d_lift, leg lengths")
     add(
         "fsm.d_prep", 0.0, -0.5, 1.0, st, "stance preparation when (foot - COM).forward > d_prep, leg lengths"
+    )
+    specs.append(
+        ParamSpec(
+            "fsm.prep_touchdown_ahead",
+            PREP_TOUCHDOWN_OFF,
+            PREP_TOUCHDOWN_OFF,
+            0.5,
+            st,
+            "a stance-preparation contact is a touch-down only with (foot - COM).forward above this, "
+            "leg lengths; behind it a scuff, as in swing (at -1 every contact: the paper)",
+            PREPARATION_SCUFF,
+        )
     )
 
     t0, h0, k0, a0 = cm.trunk_pitch0, cm.upper_leg_pitch0, cm.knee0, cm.ankle0

@@ -45,6 +45,25 @@ def test_swing_foot_landing_ahead_of_the_com_is_stance():
 def test_preparation_to_stance_on_contact():
     assert next_leg_states([PR, ST], [False, True], [0.3, -0.1], D_LIFT, D_PREP) == [PR, ST]
     assert next_leg_states([PR, ST], [True, True], [0.3, -0.1], D_LIFT, D_PREP)[0] == ST
+    # the paper: a contact behind the COM too (stance preparation from d_S > d_prep < 0)
+    assert next_leg_states([PR, ST], [True, True], [-0.05, 0.1], D_LIFT, -0.1)[0] == ST
+
+
+def test_preparation_scuff_behind_the_touchdown_distance_is_ignored():
+    """fsm.prep_touchdown_ahead (beyond the paper): a stance-preparation foot that touches the
+    ground at or behind d_touch scuffs; ahead of it, it lands."""
+    assert next_leg_states([PR, ST], [True, True], [-0.05, 0.1], D_LIFT, -0.1, 0.0) == [PR, ST]
+    assert next_leg_states([PR, ST], [True, True], [0.0, 0.1], D_LIFT, -0.1, 0.0) == [PR, ST]
+    assert next_leg_states([PR, ST], [True, True], [0.02, 0.1], D_LIFT, -0.1, 0.0)[0] == ST
+    # the other leg's rules are unchanged: the stance leg stays (no dual stance while the other scuffs)
+    assert next_leg_states([PR, ST], [True, True], [-0.05, 0.1], D_LIFT, -0.1, -0.1)[0] == ST
+
+
+def test_controller_reads_the_touchdown_distance_in_leg_lengths(creature):
+    off = Controller(creature.model)
+    assert off._d_touch is None
+    on = Controller(creature.model, {"fsm.prep_touchdown_ahead": 0.1})
+    assert on._d_touch == pytest.approx(0.1 * LEG_LENGTH)
 
 
 def _sensors(creature, t, foot_x, contact, com_x=0.0, grf=MASS * 9.81):

@@ -22,6 +22,7 @@ def test_parameter_list_structure(creature):
     # beyond the paper, off at their defaults
     extensions = [s for s in all_specs if s.extension]
     assert [s.name for s in extensions] == [
+        "fsm.prep_touchdown_ahead",
         "swing.toe_out",
         "swing_foot.follow_shank",
         "swing_foot.heading_share",
@@ -60,6 +61,7 @@ def test_parameter_list_structure(creature):
         "jt_equal_activation.weight",
     ):
         assert defaults[gain] == 0.0
+    assert defaults["fsm.prep_touchdown_ahead"] == -1.0  # off: every stance-preparation contact
     specs = [s for s in all_specs if not s.extension]
     names = [s.name for s in all_specs]
     assert len(names) == len(set(names))
