@@ -81,7 +81,7 @@ def test_values_round_trip(space_meta, random_x):
         np.where(far > 0, space.upper_x, space.lower_x), abs=1e-9
     )
     # a partial set of values leaves the other coordinates at the template default (x = 0)
-    some = dict(list(values.items())[:5])
+    some = {e.name: values[e.name] for e in space.optimized[:5]}
     x = space.x_from_values(some)
     assert x[:5] == pytest.approx(random_x[:5], abs=1e-9) and not np.any(x[5:])
 
