@@ -8,7 +8,8 @@ make it chatter):
     swing --(d_S > d_prep)--> stance_preparation
     swing --(contact, foot ahead of the COM)--> stance
     stance_preparation --(contact)--> stance
-                       (beyond the paper, opt-in: only with the foot more than d_touch ahead)
+                       (beyond the paper, opt-in: only with the foot more than d_touch ahead,
+                        or the other leg out of stance)
 
 d_S = signed horizontal distance (foot - COM) along the facing direction (negative = foot behind
 the COM); contact = vertical GRF > F_contact.
@@ -23,7 +24,8 @@ Judgement calls (the paper is silent):
   below 0 stance preparation begins while the foot is still behind the COM, where the swing rule
   above no longer applies, and a foot that scuffs the ground as it passes under the body puts a
   flexed leg into stance mid-swing (seen as falls by com_height of issue 14's walkers); with
-  d_touch given, a contact in stance preparation is a touch-down only with d_S > d_touch;
+  d_touch given, a contact in stance preparation is a touch-down only with d_S > d_touch or once
+  the other leg is no longer in stance (a short landing that must carry the body);
 - "dual stance" means both legs are in the stance state (after this step's contact events) and
   both feet touch the ground; the rear leg is the one with the smaller d_S;
 - stance without contact (flight phase) stays stance until d_S < d_lift or dual stance;
@@ -74,7 +76,8 @@ def next_leg_states(
         if new[s] == LegState.LIFT_OFF and not contact[s]:
             new[s], changed[s] = LegState.SWING, True
         elif new[s] == LegState.STANCE_PREPARATION and contact[s]:
-            if d_touch is None or d_foot[s] > d_touch:
+            supported = states[1 - s] == LegState.STANCE
+            if d_touch is None or d_foot[s] > d_touch or not supported:
                 new[s], changed[s] = LegState.STANCE, True
         elif new[s] == LegState.SWING and contact[s] and d_foot[s] > 0.0:
             new[s], changed[s] = LegState.STANCE, True

@@ -51,12 +51,17 @@ def test_preparation_to_stance_on_contact():
 
 def test_preparation_scuff_behind_the_touchdown_distance_is_ignored():
     """fsm.prep_touchdown_ahead (beyond the paper): a stance-preparation foot that touches the
-    ground at or behind d_touch scuffs; ahead of it, it lands."""
+    ground at or behind d_touch while the other leg is in stance scuffs; ahead of it, or with the
+    other leg out of stance, it lands."""
     assert next_leg_states([PR, ST], [True, True], [-0.05, 0.1], D_LIFT, -0.1, 0.0) == [PR, ST]
     assert next_leg_states([PR, ST], [True, True], [0.0, 0.1], D_LIFT, -0.1, 0.0) == [PR, ST]
     assert next_leg_states([PR, ST], [True, True], [0.02, 0.1], D_LIFT, -0.1, 0.0)[0] == ST
-    # the other leg's rules are unchanged: the stance leg stays (no dual stance while the other scuffs)
     assert next_leg_states([PR, ST], [True, True], [-0.05, 0.1], D_LIFT, -0.1, -0.1)[0] == ST
+    # the stance leg stays in stance (no dual stance while the other scuffs) ...
+    assert next_leg_states([PR, ST], [True, True], [0.0, 0.1], D_LIFT, -0.1, 0.1)[1] == ST
+    # ... and once it has left stance, the preparation foot on the ground carries the body
+    assert next_leg_states([PR, LO], [True, True], [0.05, -0.3], D_LIFT, -0.1, 0.1) == [ST, LO]
+    assert next_leg_states([ST, PR], [True, True], [-0.5, 0.05], D_LIFT, -0.1, 0.1) == [LO, PR]
 
 
 def test_controller_reads_the_touchdown_distance_in_leg_lengths(creature):
