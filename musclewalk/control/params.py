@@ -20,7 +20,8 @@ fsm.d_lift                  -0.3            [-1.0, 0.5]         lift-off when d_
 fsm.d_prep                  0.0             [-0.5, 1.0]         stance prep. when d_S > d_prep, leg lengths
 fsm.prep_touchdown_ahead    -1 (off: every  [-1, 0.5]           beyond the paper: a stance-preparation
                             contact)                            contact is a touch-down only with d_S
-                                                                above this, leg lengths (below: a scuff)
+                                                                above this, leg lengths, or the other
+                                                                leg out of stance (else: a scuff)
 trunk.theta0                base pose       base -0.6 .. +0.8   trunk forward lean offset, rad (eq 10)
 trunk.k_speed               0.3             [0, 3]              lean per Froude speed error (eq 10)
 trunk.k_heading             0.2             [0, 2]              side lean per rad heading error (eq 11)
@@ -210,7 +211,8 @@ def controller_parameter_specs(control_model) -> list:
             0.5,
             st,
             "a stance-preparation contact is a touch-down only with (foot - COM).forward above this, "
-            "leg lengths; behind it a scuff, as in swing (at -1 every contact: the paper)",
+            "leg lengths, or the other leg out of stance; else a scuff, as in swing (at -1 every "
+            "contact: the paper)",
             PREPARATION_SCUFF,
         )
     )
