@@ -22,6 +22,7 @@ import argparse
 import json
 import random
 import sys
+from collections import Counter
 from pathlib import Path
 
 from run_folders import emit, require_run_folder
@@ -54,11 +55,7 @@ def walked_full(times, duration: float) -> int:
 
 def fall_reasons(times) -> str:
     """The termination rules that ended the probes that fell, counted: "com_height 2, leg_crossing 1"."""
-    counts: dict[str, int] = {}
-    for t in times:
-        reason = getattr(t, "reason", None)
-        if reason:
-            counts[reason] = counts.get(reason, 0) + 1
+    counts = Counter(t.reason for t in times if getattr(t, "reason", None))
     return ", ".join(f"{reason} {n}" for reason, n in sorted(counts.items()))
 
 
