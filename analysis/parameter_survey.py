@@ -7,7 +7,7 @@ time walked and its folder. Reads files only, no simulation.
 
 A value every search of one creature pushes to the same place (e.g. onto a bound, where the
 walkers of another creature keep it far from there) points at a cause in the model or the
-controller, not at one run's luck (the README's Ostrich lift-off).
+controller, not at one run's luck (the Ostrich's lift-off: docs/getting-creatures-to-walk.md).
 
     python3.11 analysis/parameter_survey.py --against Human HumanLegs [NAME ...] [--top 12]
 
