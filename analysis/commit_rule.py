@@ -10,7 +10,11 @@ with the normative gait data (`human_targets.py`'s targets and GPS), then probed
 
     python3.11 analysis/commit_rule.py CANDIDATE [CANDIDATE ...]
         [--committed models/optimized/Human-walk-1.3-human] [--epsilon 1e-12 1e-9 1e-6]
-        [--seeds 5] [--out FILE.md]
+        [--seeds 5] [--out FILE.md] [--work DIR]
+
+--work keeps the simulations: each walker's re-simulation and comparison, and each probe of a
+candidate in DIR/CANDIDATE-probes/ as `parameter_sensitivity.py --work` keeps them (its recorded
+simulation and the params.json that re-simulates it).
 """
 
 from __future__ import annotations
@@ -120,7 +124,8 @@ def main(argv=None) -> int:
             s = standing(run, work)
             print(f"{run}: {s.met} of {s.targets}, GPS {s.gps}", flush=True)
             if ranks_above(s, committed):
-                s.walked = survival(run, args.epsilon, args.seeds, DURATION)
+                probes = args.work / f"{run.name}-probes" if args.work else None
+                s.walked = survival(run, args.epsilon, args.seeds, DURATION, work=probes)
             candidates.append(s)
     emit(markdown(committed, candidates), args.out)
     return 0

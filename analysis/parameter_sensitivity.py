@@ -4,7 +4,7 @@ the walker then walks (the paper's termination rules, straight and flat, the run
 
     python3.11 analysis/parameter_sensitivity.py RUN_DIR [--epsilon 1e-9 1e-6 1e-3] [--seeds 5]
                                                  [--duration 10] [--fixed-step S] [--out FILE.md]
-                                                 [--group NAME ...]
+                                                 [--group NAME ...] [--work DIR]
 
 A walker whose survival drops at epsilon 1e-9 is chaotic at the scale of rounding: no optimizer
 step, continuation or other machine (see the README's "The same bits on every machine") keeps its
@@ -14,6 +14,12 @@ model's own physics (0: error-controlled steps; README "Smooth in the parameters
 only the parameters of those groups of the space (Table 1: state_transition, target_features,
 feedback, constant_excitation, initial_state), one table per group, to tell which
 part of a walker is the knife-edge a search at a given sigma falls off.
+
+--work keeps each probe: DIR/[GROUP-]eps<EPSILON>-seed<K>/ holds its recorded simulation (the
+files of `musclewalk simulate`: controller.csv, kinematics.mot, ..., to read why it fell) and
+params.json, the run's best.json with the moved values, which re-simulates the probe on its own:
+`musclewalk simulate RUN/optimized.osim --params DIR/.../params.json --duration D --out SIM`.
+Recording does not change a run: the times walked are the same with and without it.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from run_folders import emit, require_run_folder
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.optimize.space import ParameterSpace
 from musclewalk.sim.engine import FIXED_STEP_OVERRIDE, is_fixed_step_override
+from musclewalk.sim.outputs import run_settings, write_outputs
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
@@ -94,6 +101,39 @@ def check_groups(ap, run: Path, groups) -> None:
         )
 
 
+def probe_folder(work: Path, epsilon: float, seed: int, group: str | None = None) -> Path:
+    """Where --work keeps the probe of ``epsilon`` and ``seed`` (and ``group``)."""
+    return work / f"{group + '-' if group else ''}eps{epsilon:g}-seed{seed}"
+
+
+def probe_parameters(best: dict, moved: dict, run: Path, epsilon: float, seed: int, group) -> dict:
+    """``best`` (a run's best.json) with the probe's ``moved`` values in its controller and
+    initial state, and what moved them; its recorded objective belongs to the run, not the probe."""
+    params = best["parameters"]
+    out = dict(best)
+    out["parameters"] = {
+        **params,
+        "controller": {k: moved[k] for k in params["controller"]},
+        "initial_state": {k: moved[k] for k in params["initial_state"]},
+    }
+    out["probe"] = {
+        "run": str(run),
+        "epsilon": epsilon,
+        "seed": seed,
+        "group": group,
+        "note": "the run's values moved by parameter_sensitivity.py; objective and terms are the run's",
+    }
+    return out
+
+
+def keep_probe(folder: Path, sim, result, scenario, params: dict) -> None:
+    """The probe's recorded simulation and its params.json, each written whole or not at all."""
+    write_outputs(folder, sim, result, scenario, run_settings(scenario, folder / "params.json"))
+    tmp = folder / "params.json.tmp"
+    tmp.write_text(json.dumps(params, indent=1) + "\n")
+    tmp.replace(folder / "params.json")
+
+
 def survival(
     run: Path,
     epsilons,
@@ -101,7 +141,9 @@ def survival(
     duration: float,
     fixed_step: float | None = None,
     group: str | None = None,
+    work: Path | None = None,
 ) -> dict:
+    """{epsilon: [Walked per seed]}; ``work``: keep each probe there (probe_folder)."""
     best = json.loads((run / "best.json").read_text())
     params = best["parameters"]
     values = {**params["controller"], **params["initial_state"]}
@@ -112,7 +154,11 @@ def survival(
     for epsilon in epsilons:
         times = []
         for seed in range(1, (1 if epsilon == 0.0 else seeds) + 1):
-            result = sim.run(scenario, perturbed(values, bounds, epsilon, seed))
+            moved = perturbed(values, bounds, epsilon, seed)
+            result = sim.run(scenario, moved, record=work is not None)
+            if work is not None:
+                kept = probe_parameters(best, moved, run, epsilon, seed, group)
+                keep_probe(probe_folder(work, epsilon, seed, group), sim, result, scenario, kept)
             reason = result.reason if result.terminated else None
             times.append(Walked(result.simulated_time, reason))
         table[epsilon] = times
@@ -157,6 +203,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--group", nargs="+", metavar="NAME", help="move only these parameter groups, one table each"
     )
+    ap.add_argument("--work", type=Path, help="keep each probe's simulation and parameters here")
     args = ap.parse_args(argv)
     if args.seeds < 1 or args.duration <= 0 or any(e < 0 for e in args.epsilon):
         ap.error("--seeds >= 1, --duration > 0 and --epsilon >= 0")
@@ -169,7 +216,7 @@ def main(argv=None) -> int:
     for group in args.group or [None]:
         if group is not None:
             print(f"group {group}", flush=True)
-        table = survival(args.run, args.epsilon, args.seeds, args.duration, args.fixed_step, group)
+        table = survival(args.run, args.epsilon, args.seeds, args.duration, args.fixed_step, group, args.work)
         texts.append(markdown(args.run, table, args.duration, args.fixed_step, group))
     emit("\n".join(texts), args.out)
     return 0

@@ -439,6 +439,39 @@ def test_parameter_sensitivity_moves_every_value_by_epsilon_and_reports_survival
     assert r.returncode == 2 and "passive_control" in r.stderr and not (tmp_path / "x.md").exists()
 
 
+def test_parameter_sensitivity_work_keeps_each_probe_to_re_simulate(tmp_path):
+    """--work: one folder per probe with its recorded simulation and a params.json from which
+    `musclewalk simulate` gives the same run to the bit; the table is the same as without it."""
+    import json
+
+    import pandas as pd
+
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    args = ["--epsilon", 0, 1e-3, "--seeds", 2, "--duration", 0.2, "--group", "feedback"]
+    plain, kept, work = tmp_path / "plain.md", tmp_path / "kept.md", tmp_path / "work"
+    assert run_script("parameter_sensitivity.py", run, *args, "--out", plain).returncode == 0
+    r = run_script("parameter_sensitivity.py", run, *args, "--out", kept, "--work", work)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert kept.read_text() == plain.read_text()
+    names = sorted(p.name for p in work.iterdir())
+    assert names == ["feedback-eps0-seed1", "feedback-eps0.001-seed1", "feedback-eps0.001-seed2"]
+    probe = work / "feedback-eps0.001-seed2"
+    params = json.loads((probe / "params.json").read_text())
+    best = json.loads((run / "best.json").read_text())["parameters"]
+    assert params["probe"]["epsilon"] == 1e-3 and params["probe"]["group"] == "feedback"
+    moved = [k for k in best["controller"] if params["parameters"]["controller"][k] != best["controller"][k]]
+    assert moved and params["parameters"]["initial_state"] == best["initial_state"]
+    again = tmp_path / "again"
+    r = subprocess.run(
+        [sys.executable, "-m", "musclewalk.cli", "simulate", str(run / "optimized.osim"), "--params",
+         str(probe / "params.json"), "--duration", "0.2", "--out", str(again)],
+        capture_output=True, text=True, cwd=REPO,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    a, b = pd.read_csv(probe / "controller.csv"), pd.read_csv(again / "controller.csv")
+    assert len(a) > 10 and a.equals(b)
+
+
 def test_parameter_sensitivity_moves_only_the_named_group():
     """--group: the bounds a probe moves are exactly that group's controller or state values."""
     import json
