@@ -18,7 +18,8 @@ part of a walker is the knife-edge a search at a given sigma falls off.
 --work keeps each probe: DIR/[GROUP-]eps<EPSILON>-seed<K>/ holds its recorded simulation (the
 files of `musclewalk simulate`: controller.csv, kinematics.mot, ..., to read why it fell) and
 params.json, the run's best.json with the moved values, which re-simulates the probe on its own:
-`musclewalk simulate RUN/optimized.osim --params DIR/.../params.json --duration D --out SIM`.
+`musclewalk simulate RUN/optimized.osim --params DIR/.../params.json --duration D --out SIM`
+(with `--fixed-step S` when the probes had it; its summary.json records the integrator's step).
 Recording does not change a run: the times walked are the same with and without it.
 """
 
@@ -128,7 +129,13 @@ def probe_parameters(best: dict, moved: dict, run: Path, epsilon: float, seed: i
 
 def keep_probe(folder: Path, sim, result, scenario, params: dict) -> None:
     """The probe's recorded simulation and its params.json, each written whole or not at all."""
-    write_outputs(folder, sim, result, scenario, run_settings(scenario, folder / "params.json"))
+    settings = run_settings(
+        scenario,
+        folder / "params.json",
+        integrator_accuracy=sim.engine.accuracy,
+        integrator_fixed_step=sim.engine.fixed_step,
+    )
+    write_outputs(folder, sim, result, scenario, settings)
     tmp = folder / "params.json.tmp"
     tmp.write_text(json.dumps(params, indent=1) + "\n")
     tmp.replace(folder / "params.json")
