@@ -315,6 +315,7 @@ def table(name: str, analysis: dict, comparison: dict, motion: dict | None = Non
     ]
     extra = [
         *gps_lines(comparison),
+        *phase_lines(comparison),
         *grf_split(comparison),
         *spatiotemporal_lines(comparison),
         *kinetics_lines(comparison),
@@ -335,6 +336,35 @@ def gps_lines(comparison: dict) -> list[str]:
     ranked = sorted(profile.items(), key=lambda kv: -kv[1])
     parts = ", ".join(f"{name.replace('_', ' ')} {value:.1f}" for name, value in ranked)
     return [f"GPS by variable (Movement Analysis Profile, RMSE °, largest first): {parts}"]
+
+
+def phase_lines(comparison: dict) -> list[str]:
+    """Where the knee's and the ankle's offset-removed error lies in the cycle (`musclewalk
+    compare`'s phase_errors, Perry's phases): for each side the phases that carry most of it,
+    largest first until they hold half, with their mean error (trial minus norm)."""
+    phases = comparison.get("phase_errors") or {}
+    lines = []
+    for variable in ("knee_flexion", "ankle_dorsiflexion"):
+        parts = []
+        for side in SIDES:
+            by_phase = phases.get(f"{side}.{variable}")
+            if not by_phase:
+                continue
+            ranked = sorted(by_phase.items(), key=lambda kv: -kv[1]["share_percent"])
+            kept, held = [], 0.0
+            for name, p in ranked:
+                kept.append(f"{name.replace('_', ' ')} {p['mean_error']:+.0f}° ({p['share_percent']:.0f} %)")
+                held += p["share_percent"]
+                if held >= 50.0:
+                    break
+            parts.append(f"{'right' if side == 'r' else 'left'}: " + ", ".join(kept))
+        if parts:
+            label = variable.replace("_", " ")
+            lines.append(
+                f"{label}: where its error lies (phase, mean error against the norm, share of the "
+                f"squared error): " + "; ".join(parts)
+            )
+    return lines
 
 
 def spatiotemporal_lines(comparison: dict) -> list[str]:

@@ -66,6 +66,28 @@ def _human_like_comparison() -> dict:
     }
 
 
+def test_human_targets_say_where_the_knee_and_ankle_errors_lie():
+    """human_targets.phase_lines: per side, the phases carrying half the offset-removed squared
+    error, largest first, from compare's phase_errors (a knee flexed 20° too far in loading
+    response only: that phase alone)."""
+    sys.path.insert(0, str(REPO / "analysis"))
+    import numpy as np
+    from human_targets import phase_lines
+
+    from musclewalk.analysis import compare
+    from musclewalk.analysis.reference import PERCENT, normative
+
+    ref = normative().curves
+    knee = ref["knee_flexion"][0] + np.where(PERCENT < 10, 20.0, 0.0)
+    phases = {f"{s}.knee_flexion": compare.phase_errors(knee, ref["knee_flexion"][0]) for s in "rl"}
+    lines = phase_lines({"phase_errors": phases})
+    assert len(lines) == 1 and lines[0].startswith("knee flexion: where its error lies")
+    right, left = lines[0].split(": ", 2)[2].split("; ")
+    assert right.startswith("right: loading response +") and "terminal" not in right
+    assert left.startswith("left: loading response +")
+    assert phase_lines({}) == []
+
+
 def test_human_targets_judge_each_figure():
     sys.path.insert(0, str(REPO / "analysis"))
     from human_targets import table, target_rows

@@ -6,7 +6,9 @@ Gait Variable Score of Baker et al. 2009), RMSE after removing the mean offset (
 segment frames differ between models and labs), Pearson r, mean |z| and the share of the cycle
 within 1 and 2 reference SD, range of motion and peaks with their timing. Overall: the Gait
 Profile Score (RMS of the nine GVS of a side; both sides: RMS of all 18), vertical GRF peaks and
-valley (body weights, % of the cycle), the spatiotemporal table next to the reference norms."""
+valley (body weights, % of the cycle), the spatiotemporal table next to the reference norms.
+Where in the cycle each variable's error lies: its offset-removed error over each of Perry's gait
+phases (`phase_errors`)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from . import gait, reference
 from .reference import CURVES, GPS_VARIABLES, KINETICS, PERCENT, VARIABLES
 
 LABELS = {k: label for k, (_, label) in VARIABLES.items()}
+SAGITTAL_JOINTS = ("hip_flexion", "knee_flexion", "ankle_dorsiflexion")
 
 
 def _pearson(a, b) -> float | None:
@@ -48,6 +51,39 @@ def curve_metrics(curve, ref_mean, ref_sd) -> dict:
         "reference_peak_deg": float(ref_mean.max()),
         "reference_peak_percent": float(PERCENT[int(np.argmax(ref_mean))]),
     }
+
+
+# Perry & Burnfield's phases of the gait cycle (Gait Analysis, 2nd ed., 2010), % of the cycle
+# from initial contact: each phase [start, end); terminal swing takes the cycle's last point
+GAIT_PHASES = (
+    ("loading_response", 0.0, 10.0),
+    ("mid_stance", 10.0, 30.0),
+    ("terminal_stance", 30.0, 50.0),
+    ("pre_swing", 50.0, 60.0),
+    ("initial_swing", 60.0, 73.0),
+    ("mid_swing", 73.0, 87.0),
+    ("terminal_swing", 87.0, 100.0),
+)
+
+
+def phase_errors(curve, ref_mean) -> dict:
+    """Where a (51,) curve's offset-removed error against the reference mean lies, per gait phase
+    (GAIT_PHASES): the phase's mean error (trial minus reference, the whole cycle's mean offset
+    removed; + above the reference) and its share of the squared error whose root mean is the
+    offset-removed RMSE (the shares add up to 100 %)."""
+    curve, ref_mean = np.asarray(curve, float), np.asarray(ref_mean, float)
+    error = curve - ref_mean
+    error = error - error.mean()
+    squared = error**2
+    total = float(squared.sum())
+    out = {}
+    for name, start, end in GAIT_PHASES:
+        inside = (PERCENT >= start) & ((PERCENT < end) | (end == PERCENT[-1]))
+        out[name] = {
+            "mean_error": float(error[inside].mean()),
+            "share_percent": float(100.0 * squared[inside].sum() / total) if total > 0 else 0.0,
+        }
+    return out
 
 
 def kinetic_metrics(curve, ref_mean, ref_sd) -> dict:
@@ -198,6 +234,7 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
         "sides": list(sides),
         "variables": {},
         "curves": {},
+        "phase_errors": {},
         "vgrf": {},
     }
     all_gvs = {}
@@ -216,6 +253,7 @@ def compare(trial: gait.Trial, ref: reference.Reference, skip: float, sides=("r"
             if variable in ref.curves:
                 metrics = curve_metrics(mean, *ref.curves[variable])
                 out["variables"][f"{side}.{variable}"] = metrics
+                out["phase_errors"][f"{side}.{variable}"] = phase_errors(mean, ref.curves[variable][0])
                 if variable in GPS_VARIABLES:
                     gvs[variable] = metrics["rmse_deg"]
         all_gvs.update({f"{side}.{k}": v for k, v in gvs.items()})
@@ -488,6 +526,24 @@ def summary_markdown(result: dict) -> str:
             f"{m['rmse_offset_removed_deg']:.1f} | {fmt(m['r'])} | "
             f"{m['percent_within_1sd']:.0f} |"
         )
+    phases = result.get("phase_errors") or {}
+    sagittal = [k for k in phases if k.split(".", 1)[1] in SAGITTAL_JOINTS]
+    if sagittal:
+        names = [name for name, _, _ in GAIT_PHASES]
+        lines += [
+            "",
+            "Where the sagittal joints' error lies (offset removed): per gait phase (Perry), the mean "
+            "error, trial minus reference, ° (its share of the squared error, %)",
+            "",
+            "| variable | side | " + " | ".join(n.replace("_", " ") for n in names) + " |",
+            "|---|---|" + "---|" * len(names),
+        ]
+        for key in sagittal:
+            side, variable = key.split(".", 1)
+            cells = [
+                f"{phases[key][n]['mean_error']:+.1f} ({phases[key][n]['share_percent']:.0f})" for n in names
+            ]
+            lines.append(f"| {variable} | {side} | " + " | ".join(cells) + " |")
     for name, other in result.get("other_references", {}).items():
         lines += ["", f"Against {name}: GPS {fmt(other['gps_deg'], '.1f')}°"]
     lines += ["", "| spatiotemporal | trial | reference |", "|---|---|---|"]

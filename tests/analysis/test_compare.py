@@ -37,6 +37,32 @@ def test_the_reference_scored_against_itself_is_perfect():
     assert m["rmse_offset_removed_deg"] < m["rmse_deg"]
 
 
+def test_phase_errors_put_each_error_in_its_gait_phase_and_add_up_to_the_rmse():
+    """A knee curve that stays flexed by 20° in terminal swing only (87-100 %): the whole error,
+    offset removed, is shared out by Perry's phases; terminal swing carries the largest share and a
+    positive mean error, the shares add up to 100 %, and the squared errors to the offset-removed
+    RMSE of curve_metrics."""
+    mean, sd = reference.normative().curves["knee_flexion"]
+    late = mean + np.where(PERCENT >= 87.0, 20.0, 0.0)
+    phases = compare.phase_errors(late, mean)
+    assert [name for name, _, _ in compare.GAIT_PHASES] == list(phases)
+    assert sum(p["share_percent"] for p in phases.values()) == pytest.approx(100.0)
+    assert max(phases, key=lambda n: phases[n]["share_percent"]) == "terminal_swing"
+    assert phases["terminal_swing"]["mean_error"] > 0 > phases["mid_stance"]["mean_error"]
+    # seven of 51 points (88-100 %) are 20° up: offset 20 x 7/51 removed everywhere
+    offset = 20.0 * 7 / 51
+    assert phases["mid_stance"]["mean_error"] == pytest.approx(-offset)
+    assert phases["terminal_swing"]["mean_error"] == pytest.approx(20.0 - offset)
+    squares = {"terminal_swing": 7 * (20.0 - offset) ** 2, "other": 44 * offset**2}
+    rmse = compare.curve_metrics(late, mean, sd)["rmse_offset_removed_deg"]
+    assert np.sqrt(sum(squares.values()) / 51) == pytest.approx(rmse)
+    share = 100.0 * squares["terminal_swing"] / sum(squares.values())
+    assert phases["terminal_swing"]["share_percent"] == pytest.approx(share)
+    assert all(
+        p["mean_error"] == 0 and p["share_percent"] == 0 for p in compare.phase_errors(mean, mean).values()
+    )
+
+
 def test_foot_events_have_hysteresis_and_cycles_need_one_stance_and_one_swing():
     mass, g = 70.0, 9.80665
     t = np.arange(0, 4.0, 0.01)
@@ -91,6 +117,10 @@ def test_a_lab_trial_through_compare_matches_the_normative_curves(tmp_path):
     for name in ("summary.md", "kinematics.png", "kinematics.svg", "grf.png", "grf.svg", "kinetics.png"):
         assert (out / name).stat().st_size > 0
     assert result["kinetic_variables"]["r.ankle_plantarflexion_moment"]["r"] > 0.95
+    knee = result["phase_errors"]["r.knee_flexion"]
+    assert sum(p["share_percent"] for p in knee.values()) == pytest.approx(100.0)
+    summary = (out / "summary.md").read_text().split("Where the sagittal joints' error lies")
+    assert len(summary) == 2 and "| knee_flexion | r | " in summary[1] and "terminal swing" in summary[1]
 
 
 @needs_subject
