@@ -86,6 +86,17 @@ def phase_errors(curve, ref_mean) -> dict:
     return out
 
 
+def largest_phase_error(result: dict, key: str) -> str:
+    """The gait phase that holds the largest share of variable ``key``'s (``side.variable``)
+    squared error in a comparison ``result``, as "loading response +22° (44 %)" (its mean error
+    and share); "n/a" when the comparison has none."""
+    phases = (result.get("phase_errors") or {}).get(key)
+    if not phases:
+        return "n/a"
+    name, p = max(phases.items(), key=lambda kv: kv[1]["share_percent"])
+    return f"{name.replace('_', ' ')} {p['mean_error']:+.0f}° ({p['share_percent']:.0f} %)"
+
+
 def kinetic_metrics(curve, ref_mean, ref_sd) -> dict:
     """curve_metrics of a kinetic variable (a joint moment or power, in its unit), without the
     ranges of motion."""

@@ -61,6 +61,11 @@ def test_phase_errors_put_each_error_in_its_gait_phase_and_add_up_to_the_rmse():
     assert all(
         p["mean_error"] == 0 and p["share_percent"] == 0 for p in compare.phase_errors(mean, mean).values()
     )
+    result = {"phase_errors": {"r.knee_flexion": phases}}
+    expected = f"terminal swing +{20.0 - offset:.0f}° ({share:.0f} %)"
+    assert compare.largest_phase_error(result, "r.knee_flexion") == expected
+    assert compare.largest_phase_error(result, "l.knee_flexion") == "n/a"
+    assert compare.largest_phase_error({"error": "no complete gait cycle"}, "r.knee_flexion") == "n/a"
 
 
 def test_foot_events_have_hysteresis_and_cycles_need_one_stance_and_one_swing():

@@ -87,6 +87,8 @@ def test_the_tiny_test_config_runs_the_whole_chain(tmp_path):
                             .read_text())
     assert "no complete gait cycle after 2 s" in comparison["error"]
     assert "no complete gait cycle" in report
+    # where the knee's and ankle's error lies: n/a without a gait cycle
+    assert "| HumanLegs-walk-1.3 | n/a | n/a | n/a | n/a |" in report
     # where each leg muscle's excitation comes from, per run
     assert "Where each muscle's excitation comes from" in report
     assert "| vasti |" in report and "force_feedback" in report

@@ -6,6 +6,7 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake injects it)
 
 from pathlib import Path  # noqa: E402
 
+from musclewalk.analysis.compare import largest_phase_error  # noqa: E402
 from musclewalk.analysis.reproducibility import reproduction_status  # noqa: E402
 from musclewalk.analysis.sources import table  # noqa: E402 (its import errors go to the log)
 
@@ -54,6 +55,15 @@ def main(sm):
         lines.append(f"{run}: {error}" if error else
                      f"![{run} kinematics](compare/{run}/kinematics.png)\n"
                      f"![{run} joint moments and powers](compare/{run}/kinetics.png)")
+    lines += ["", "Where the knee's and the ankle's error against the norm lies (offset removed; the gait "
+              "phase of Perry's seven with the largest share of the squared error, its mean error, "
+              "trial minus norm; every phase in comparison.json's phase_errors and summary.md):", "",
+              "| run | knee, right | knee, left | ankle, right | ankle, left |", "|---|---|---|---|---|"]
+    for run, comparison in zip(sm.params.runs, sm.input.comparisons):
+        c = json.load(open(comparison))
+        cells = [largest_phase_error(c, f"{side}.{variable}")
+                 for variable in ("knee_flexion", "ankle_dorsiflexion") for side in "rl"]
+        lines.append(f"| {run} | " + " | ".join(cells) + " |")
     lines += ["", "Where each muscle's excitation comes from (`musclewalk analyze`'s "
               "excitation_sources: constant + each feedback term of the controller, by feature and "
               "plane + clipping; mean excitations in the stance and swing of the leg on its "
