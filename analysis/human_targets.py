@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from musclewalk.analysis.compare import phase_error_text
 from musclewalk.analysis.reference import normative
 
 REPO = Path(__file__).resolve().parents[1]
@@ -353,7 +354,7 @@ def phase_lines(comparison: dict) -> list[str]:
             ranked = sorted(by_phase.items(), key=lambda kv: -kv[1]["share_percent"])
             kept, held = [], 0.0
             for name, p in ranked:
-                kept.append(f"{name.replace('_', ' ')} {p['mean_error']:+.0f}° ({p['share_percent']:.0f} %)")
+                kept.append(phase_error_text(name, p))
                 held += p["share_percent"]
                 if held >= 50.0:
                     break

@@ -32,7 +32,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from run_folders import emit, require_run_folder
+from run_folders import emit, require_run_folder, write_whole
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.optimize.space import ParameterSpace
@@ -136,9 +136,7 @@ def keep_probe(folder: Path, sim, result, scenario, params: dict) -> None:
         integrator_fixed_step=sim.engine.fixed_step,
     )
     write_outputs(folder, sim, result, scenario, settings)
-    tmp = folder / "params.json.tmp"
-    tmp.write_text(json.dumps(params, indent=1) + "\n")
-    tmp.replace(folder / "params.json")
+    write_whole(json.dumps(params, indent=1) + "\n", folder / "params.json")
 
 
 def survival(

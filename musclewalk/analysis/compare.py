@@ -93,8 +93,12 @@ def largest_phase_error(result: dict, key: str) -> str:
     phases = (result.get("phase_errors") or {}).get(key)
     if not phases:
         return "n/a"
-    name, p = max(phases.items(), key=lambda kv: kv[1]["share_percent"])
-    return f"{name.replace('_', ' ')} {p['mean_error']:+.0f}° ({p['share_percent']:.0f} %)"
+    return phase_error_text(*max(phases.items(), key=lambda kv: kv[1]["share_percent"]))
+
+
+def phase_error_text(name: str, phase: dict) -> str:
+    """One phase of `phase_errors` as "loading response +22° (44 %)"."""
+    return f"{name.replace('_', ' ')} {phase['mean_error']:+.0f}° ({phase['share_percent']:.0f} %)"
 
 
 def kinetic_metrics(curve, ref_mean, ref_sd) -> dict:
