@@ -35,6 +35,8 @@ Excitation of muscle M at control step t (clipped to [0, 1] after summing):
   * eq 29: swing and stance-preparation foot target through the ankle muscles.
   * beyond the paper, off at 0: the swing foot's pitch target follows the lower leg's pitch
     (swing_foot.follow_shank; the paper's target is relative to the ground);
+  * beyond the paper, off at 0: the swing foot's pitch error at the start of swing faded out
+    linearly over swing_foot.release_time (eq 29's target otherwise applies from swing's first step);
   * beyond the paper, off at 0: a k_ω term on the stance-preparation lower leg (gain.knee.kw; eq 28
     has none);
   * beyond the paper, off at 0: a k_ω term on the swing and stance-preparation foot (gain.ankle.kw;
@@ -269,6 +271,7 @@ class Controller:
         self._stance_knee_on = p["gain.stance_knee.kq"] > 0.0
         self._ankle_target = p["ankle.theta"]
         self._follow_shank = p["swing_foot.follow_shank"]
+        self._release_time = p.get("swing_foot.release_time", 0.0)
         self._foot_heading_share = p["swing_foot.heading_share"]
         self._foot_toe_out = p["swing_foot.toe_out"]
         self._foot_yaw_on = self._foot_heading_share != 0.0 or self._foot_toe_out != 0.0
@@ -395,6 +398,9 @@ class Controller:
         self._last: dict = {}
         self._last_sensors: Sensors | None = None
         self._omega_filtered: np.ndarray | None = None
+        # per leg: (start time, foot pitch error at the start) of the swing foot's release
+        self._release = [(0.0, 0.0), (0.0, 0.0)]
+        self._previous_states = tuple(self.fsm.states)
         self.feedback = np.zeros(self.model.n_muscles)
         self.excitation = np.zeros(self.model.n_muscles)
 
@@ -488,7 +494,16 @@ class Controller:
             states, d_forward, d_right, target_speed, v_forward, v_right
         )
         target_R = self._target_orientations(
-            s.body_R, psi, target_heading, lean, side_lean, flexion, abduction, tables.knee_relative
+            s.body_R,
+            psi,
+            target_heading,
+            lean,
+            side_lean,
+            flexion,
+            abduction,
+            tables.knee_relative,
+            states,
+            t,
         )
 
         torque = self._feature_torques(s, tables, target_R)
@@ -618,6 +633,8 @@ class Controller:
         flexion: list,
         abduction: list,
         knee_relative: np.ndarray,
+        states: tuple = (),
+        t: float = 0.0,
     ) -> np.ndarray:
         """Target rotation per feature slot (_N_SLOTS, 3, 3): facing-frame targets for trunk, upper
         legs, feet and head; lower legs relative to the current upper legs by ``knee_relative``
@@ -632,6 +649,8 @@ class Controller:
             )
         else:
             ankle_r = ankle_l = self._ankle_target
+        if self._release_time > 0.0:
+            ankle_r, ankle_l = self._released_foot_pitch_targets(R, (ankle_r, ankle_l), states, t)
         self._foot_pitch_targets = (ankle_r, ankle_l)
         foot_yaw_r = foot_yaw_l = psi
         if self._foot_yaw_on:
@@ -656,6 +675,23 @@ class Controller:
         )
         lower_targets = R[self._upper_bodies] @ knee_relative
         return np.concatenate((facing_targets, lower_targets))[_TARGET_ORDER]
+
+    def _released_foot_pitch_targets(self, R: np.ndarray, targets: tuple, states: tuple, t: float) -> tuple:
+        """Eq 29's (right, left) foot pitch targets plus, in swing and stance preparation, the
+        foot's pitch error at the start of swing times 1 - (time since) / swing_foot.release_time
+        (while positive)."""
+        out = list(targets)
+        for leg in (0, 1):
+            if states[leg] == _SWING and self._previous_states[leg] != _SWING:
+                error = foot_pitch(R[self.model.foot_body[leg]]) - targets[leg]
+                self._release[leg] = (t, error)
+            if states[leg] == _SWING or states[leg] == _PREP:
+                start, error = self._release[leg]
+                remaining = 1.0 - (t - start) / self._release_time
+                if remaining > 0.0:
+                    out[leg] += error * remaining
+        self._previous_states = states
+        return tuple(out)
 
     def _feature_torques(self, s: Sensors, tables: _StateTables, target_R: np.ndarray) -> np.ndarray:
         """§4.3 eq 15 per slot (zero gains for inactive slots)."""

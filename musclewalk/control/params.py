@@ -91,6 +91,9 @@ swing_foot.heading_share    0 (off)         [0, 1]              beyond the paper
                                                                 trunk's heading to the target heading
 swing_foot.toe_out          0 (off)         [-0.2, 0.5]         beyond the paper: swing / prep foot target
                                                                 yaw turned outward from it, rad
+swing_foot.release_time     0 (off)         [0, 0.4]            beyond the paper: the foot's pitch at the
+                                                                start of swing handed over to eq 29's
+                                                                target linearly over this time, s
 stance_tibialis             0 (off)         [0, 5]              beyond the paper (W12 u_TA^L): stance
   .stretch_gain                                                 dorsiflexor excitation per rad of
                                                                 ankle plantarflexion past theta_off
@@ -140,6 +143,7 @@ STANCE_KNEE_TARGET = "stance_knee_target"
 SWING_TOE_OUT = "swing_toe_out"
 SWING_FOOT_YAW = "swing_foot_yaw"
 PREPARATION_SCUFF = "preparation_scuff"
+SWING_FOOT_RELEASE = "swing_foot_release"
 # fsm.prep_touchdown_ahead at or below this: every stance-preparation contact is a touch-down (the
 # paper); it is below fsm.d_prep's lower bound, so no foot in stance preparation is that far behind
 PREP_TOUCHDOWN_OFF = -1.0
@@ -344,6 +348,22 @@ def controller_parameter_specs(control_model) -> list:
             tf,
             "swing/preparation foot target yaw turned outward, rad",
             SWING_FOOT_YAW,
+        )
+    )
+    # beyond the paper: eq 29's target applies from the first step of swing, so a foot leaving the
+    # ground plantarflexed from push-off is pulled up at once (the human-objective Human's ankle
+    # turns from -5 to +3 deg within 4 % of the cycle after toe-off, where a person's goes on to
+    # -11 deg and comes back to neutral by mid-swing: docs/human-like-gait.md). The foot's pitch
+    # error at the start of swing fades out linearly over this time instead; 0 is the paper's
+    specs.append(
+        ParamSpec(
+            "swing_foot.release_time",
+            0.0,
+            0.0,
+            0.4,
+            tf,
+            "time over which the swing foot's pitch at the start of swing fades into eq 29's target, s",
+            SWING_FOOT_RELEASE,
         )
     )
 

@@ -784,3 +784,39 @@ def test_a_twisted_ankles_swing_foot_aims_its_own_neutral_yaw():
     np.testing.assert_allclose(yaw_pitch_roll(turned)[1][feet], yaw_pitch_roll(paper)[1][feet])
     others = [k for k in range(len(paper)) if k not in feet]
     np.testing.assert_array_equal(turned[others], paper[others])
+
+
+def test_swing_foot_release_hands_the_foot_pitch_at_the_start_of_swing_over_to_eq_29s_target():
+    """swing_foot.release_time (beyond the paper): the foot's pitch error when swing starts fades
+    out linearly over the release time, through stance preparation too; 0 is eq 29's target."""
+    from control_synth import base_sensors
+
+    from musclewalk.control import Controller
+    from musclewalk.control.targets import foot_pitch
+
+    creature = build_creature()
+    foot = creature.model.foot_body[1]
+
+    def targets(release_time):
+        controller = Controller(creature.model, {"swing_foot.release_time": release_time, "ankle.theta": 0.1})
+        controller.reset(("stance", "lift_off"))
+        rows = []
+        for t in (0.0, 0.05, 0.1, 0.3):
+            sensors = base_sensors(creature, t=t)  # the left foot off the ground: lift-off ends
+            sensors.body_R[foot] = rot_z(-0.3)  # toes down
+            if t > 0.05:
+                sensors.foot_pos[1, 0] = 0.6  # ahead of the COM: stance preparation
+            controller.step(sensors)
+            rows.append((controller.leg_states[1], controller.log_row()["foot_pitch_target_l"]))
+        return rows, foot_pitch(sensors.body_R[foot])
+
+    paper, pitch = targets(0.0)
+    assert [target for _, target in paper] == [0.1] * 4
+    released, _ = targets(0.2)
+    assert released[0][0] == released[1][0] == "swing"
+    assert released[-1][0] == "stance_preparation"  # the fade carries on after swing
+    error = pitch - 0.1
+    assert error < -0.2
+    assert [target for _, target in released] == pytest.approx(
+        [0.1 + error, 0.1 + 0.75 * error, 0.1 + 0.5 * error, 0.1]
+    )

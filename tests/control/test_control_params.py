@@ -27,6 +27,7 @@ def test_parameter_list_structure(creature):
         "swing_foot.follow_shank",
         "swing_foot.heading_share",
         "swing_foot.toe_out",
+        "swing_foot.release_time",
         "gain.knee.kw",
         "gain.stance_knee.kq",
         "stance_knee.theta",
@@ -59,6 +60,7 @@ def test_parameter_list_structure(creature):
         "gain.stance_knee.kq",
         "gain.ankle.kw",
         "jt_equal_activation.weight",
+        "swing_foot.release_time",
     ):
         assert defaults[gain] == 0.0
     assert defaults["fsm.prep_touchdown_ahead"] == -1.0  # off: every stance-preparation contact
