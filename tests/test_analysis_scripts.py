@@ -1334,3 +1334,48 @@ def test_commit_rule_ranks_by_targets_then_gps_and_asks_for_survival(tmp_path):
 
     missing = run_script("commit_rule.py", tmp_path / "none")
     assert missing.returncode == 2 and "none/best.json: not found" in missing.stderr
+
+
+def test_ankle_push_off_reads_each_stride_from_touch_down_to_touch_down(tmp_path):
+    """analysis/ankle_push_off.py on hand-made files: each complete stride after --after gets its
+    stance peak, its angles at the start of lift-off and when the foot leaves the ground, and the
+    least angle in early swing and in the whole swing; an unfinished stride is left out; a folder
+    without kinematics is one error."""
+    import numpy as np
+    import pandas as pd
+
+    from musclewalk.sim.outputs import write_storage
+
+    sys.path.insert(0, str(REPO / "analysis"))
+    import ankle_push_off
+
+    dt = 0.05
+    cycle = ["stance"] * 6 + ["lift_off"] * 2 + ["swing"] * 4 + ["stance_preparation"] * 2
+    angles = [0, 5, 10, 12, 11, 10, 8, 0, -6, -12, -8, -2, 0, 1]  # deg, one per state sample
+    states = ["swing"] * 2 + cycle * 3 + ["stance"] * 3  # a touch-down at 0.1 s and after each cycle
+    ankle = np.array([0.0, 0.0] + angles * 3 + [0.0] * 3)
+    time = dt * np.arange(len(states))
+    rows = ankle_push_off.push_off_strides(time, np.array(states), ankle, after=0.5)
+    assert len(rows) == 2  # from the touch-downs at 0.80 and 1.50 s (the one at 0.10 s: before --after)
+    assert rows[0] == {
+        "stance_peak": 12.0,
+        "lift_off_start": 8.0,
+        "ground_left": -6.0,
+        "early_swing_least": -12.0,  # within 0.1 s of the foot leaving: -6, -12, -8
+        "swing_least": -12.0,
+    }
+
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    controller = pd.DataFrame({"t": time, "state_r": states, "state_l": states})
+    controller.to_csv(sim / "controller.csv", index=False)
+    write_storage(sim / "kinematics.mot", "kinematics", ["ankle_angle_r", "ankle_angle_l"], time,
+                  np.column_stack([ankle, ankle - 1.0]), in_degrees=True)  # fmt: skip
+    out = tmp_path / "push_off.md"
+    r = run_script("ankle_push_off.py", sim, "--after", 0.5, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    text = out.read_text()
+    assert "strides after 0.5 s (right / left): 2 / 2" in text
+    assert "| when the foot leaves the ground | -6.0 | -7.0 |" in text
+    bare = run_script("ankle_push_off.py", tmp_path)
+    assert bare.returncode == 1 and "kinematics.mot" in bare.stderr
