@@ -400,7 +400,6 @@ class Controller:
         self._omega_filtered: np.ndarray | None = None
         # per leg: (start time, foot pitch error at the start) of the swing foot's release
         self._release = [(0.0, 0.0), (0.0, 0.0)]
-        self._previous_states = tuple(self.fsm.states)
         self.feedback = np.zeros(self.model.n_muscles)
         self.excitation = np.zeros(self.model.n_muscles)
 
@@ -681,8 +680,9 @@ class Controller:
         foot's pitch error at the start of swing times 1 - (time since) / swing_foot.release_time
         (while positive)."""
         out = list(targets)
+        previous = self._last["states"] if self._last else self.fsm.initial
         for leg in (0, 1):
-            if states[leg] == _SWING and self._previous_states[leg] != _SWING:
+            if states[leg] == _SWING and previous[leg] != _SWING:
                 error = foot_pitch(R[self.model.foot_body[leg]]) - targets[leg]
                 self._release[leg] = (t, error)
             if states[leg] == _SWING or states[leg] == _PREP:
@@ -690,7 +690,6 @@ class Controller:
                 remaining = 1.0 - (t - start) / self._release_time
                 if remaining > 0.0:
                     out[leg] += error * remaining
-        self._previous_states = states
         return tuple(out)
 
     def _feature_torques(self, s: Sensors, tables: _StateTables, target_R: np.ndarray) -> np.ndarray:
