@@ -56,6 +56,7 @@ rule spine_stiffness_sweep:
 rule human_targets:
     input:
         runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human"),
+        files=lambda wc: committed_files("Human-walk-1.3", "Human-walk-1.3-human"),
     output:
         "docs/tables/human_targets.md",
     log:
@@ -71,6 +72,7 @@ rule human_targets:
 rule excitation_sources:
     input:
         runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3"),
+        files=lambda wc: committed_files("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3"),
     output:
         "docs/tables/excitation_sources.md",
     log:
@@ -86,6 +88,9 @@ rule excitation_sources:
 rule static_optimization:
     input:
         runs=lambda wc: committed_runs(
+            "Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3", "HumanLegs-walk-1.3-human"
+        ),
+        files=lambda wc: committed_files(
             "Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3", "HumanLegs-walk-1.3-human"
         ),
     output:
