@@ -273,6 +273,8 @@ def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     assert '"fplus.gastrocnemius": {"upper": 0.5}' in variant[0]
     assert '"ankle_fplus.onset": {"upper": -0.2}' in variant[0]  # the committed run's last stage
     assert '"passive.hip_axial.stiffness": {"lower": 0.6}' in variant[0]  # no start value
+    assert '"swing_foot.release_time": {"lower": 0.2}' in variant[0]
+    assert '"lift.ankle": {"lower": 0.2}' in variant[0]
     assert "--task walk " in variant[0]  # straight, as the committed result was trained
     assert "--init models/optimized/Human-walk-1.3-human/best.json" in variant[0]
     # a second experiment of the same run name is refused
