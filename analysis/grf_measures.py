@@ -2,10 +2,12 @@
 `musclewalk simulate` folder (e.g. the `*-sim` folder that `analysis/human_targets.py --work DIR`
 keeps), the time averages over t_max of `first_grf_peak_excess` (each landing's raw peak above
 1.3 BW), `cycle_first_grf_peak_excess` (the first peak of each foot's mean cycle at its 2 % points,
-as `musclewalk compare` reads it), `vertical_grf_excess` (above 1.4 BW) and `cycle_cadence_excess`
-(the cadence of the cycles after 2 s outside 100-130 steps per minute), beside the first peak of
-the mean cycle per side and the cadence (from the folder's `*-compare/comparison.json` next to it,
-when there is one). Each measure runs as in an optimization, one control step per recorded GRF sample.
+as `musclewalk compare` reads it), `cycle_second_grf_peak_outside` (the mean cycle's second peak,
+35-62 %, outside 0.95-1.3 BW), `vertical_grf_excess` (above 1.4 BW) and `cycle_cadence_excess`
+(the cadence of the cycles after 2 s outside 100-130 steps per minute), beside the first and
+second peaks of the mean cycle per side and the cadence (from the folder's
+`*-compare/comparison.json` next to it, when there is one). Each measure runs as in an
+optimization, one control step per recorded GRF sample.
 
     python3.11 analysis/grf_measures.py SIM_DIR [SIM_DIR ...] [--t-max 10]
 """
@@ -23,12 +25,19 @@ from musclewalk.analysis.gait import from_simulation
 from musclewalk.measures.gait import (
     CycleCadenceExcess,
     CycleFirstGrfPeakExcess,
+    CycleSecondGrfPeakOutside,
     FirstGrfPeakExcess,
     VerticalGrfExcess,
 )
 from musclewalk.model.metadata import MILLARD_MUSCLES
 
-MEASURES = (FirstGrfPeakExcess, CycleFirstGrfPeakExcess, VerticalGrfExcess, CycleCadenceExcess)
+MEASURES = (
+    FirstGrfPeakExcess,
+    CycleFirstGrfPeakExcess,
+    CycleSecondGrfPeakOutside,
+    VerticalGrfExcess,
+    CycleCadenceExcess,
+)
 
 
 def replay(sim_dir: Path, t_max: float) -> dict:
@@ -52,7 +61,7 @@ def main(argv=None) -> int:
     parser.add_argument("--t-max", type=float, default=10.0, help="the objective's t_max, s (default 10)")
     args = parser.parse_args(argv)
     names = [m.name for m in MEASURES]
-    compared = " | first vGRF peak of the mean cycle, BW (r / l) | cadence, steps/min |"
+    compared = " | vGRF peaks of the mean cycle, first; second, BW (r / l) | cadence, steps/min |"
     print("| simulation | " + " | ".join(names) + compared)
     print("|---" * (len(names) + 3) + "|")
     for sim in args.sims:
@@ -61,7 +70,10 @@ def main(argv=None) -> int:
         for path in sorted(sim.parent.glob("*-compare/comparison.json")):
             comparison = json.loads(path.read_text())
             vgrf = comparison["vgrf"]
-            peaks = f"{vgrf['r']['peak1_bw']:.2f} / {vgrf['l']['peak1_bw']:.2f}"
+            peaks = (
+                f"{vgrf['r']['peak1_bw']:.2f} / {vgrf['l']['peak1_bw']:.2f}; "
+                f"{vgrf['r']['peak2_bw']:.2f} / {vgrf['l']['peak2_bw']:.2f}"
+            )
             cadence = f"{comparison['spatiotemporal']['cadence_steps_per_min']:.1f}"
         print(f"| {sim} | " + " | ".join(f"{values[n]:.3f}" for n in names) + f" | {peaks} | {cadence} |")
     return 0

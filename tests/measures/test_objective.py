@@ -499,6 +499,50 @@ def test_cycle_first_grf_peak_excess_reads_the_mean_cycle_at_the_comparisons_poi
     assert sum(values) * DT == pytest.approx(0.2)
 
 
+def test_cycle_second_grf_peak_outside_reads_the_mean_cycle_between_35_and_62_percent():
+    """As the first peak, over the 2 % points after 35 % up to 62 % (`musclewalk compare`'s
+    second-peak window): the mean curve's peak below 0.95 BW (or above 1.3) times the cycles,
+    each cycle's end giving the change of that total / dt; force before or after the window counts
+    nothing, nor does the first peak, and neither does a cycle begun before 2 s."""
+    from musclewalk.measures.gait import CycleSecondGrfPeakOutside
+
+    measure = _one_measure("cycle_second_grf_peak_outside")
+    assert isinstance(measure, CycleSecondGrfPeakOutside)
+    weight = BODY_MASS * 9.80665
+    right = np.zeros(660)  # the right foot lands at 0.5, 2.0, 2.5 and 3.0 s (0.5 s cycles)
+    first, second, third = 400, 500, 600
+    for start in (100, 400, 500, 600):
+        right[start : start + 69] = 1.0
+    right[100 + 36 : 100 + 69] = 0.2  # in the cycle before 2 s
+    right[first + 20] = 1.6  # the first peak: not this measure's
+    right[first + 36 : first + 69] = 0.9  # the second peak 0.9 BW: 0.05 short
+    right[first + 34] = 2.0  # at 34 %: before the window
+    right[first + 64] = 1.5  # at 64 %: after it
+    right[second + 36 : second + 69] = 0.8  # the mean of the two cycles' peaks 0.85 BW
+    right[third + 36 : third + 69] = 0.1  # the third cycle, never finished
+    values = []
+    for k, r in enumerate(right):
+        sensors = SimpleNamespace(t=k * DT, foot_grf=np.array([[0.0, r * weight, 0.0], [0.0, weight, 0.0]]))
+        values.append(measure.value(SimpleNamespace(t=sensors.t, sensors=sensors)))
+    assert np.count_nonzero(values) == 2
+    assert values[second] == pytest.approx(0.05 / DT)
+    assert values[third] == pytest.approx((2 * 0.1 - 0.05) / DT)
+    assert sum(values) * DT == pytest.approx(0.2)
+    # a second peak within 0.95-1.3 BW counts nothing, one above 1.3 its excess
+    for level, expected in ((1.0, 0.0), (1.5, 0.2)):
+        fresh = CycleSecondGrfPeakOutside(measure.context)
+        curve = np.zeros(560)
+        for start in (100, 400, 500):
+            curve[start : start + 69] = 1.0
+        curve[first + 36 : first + 69] = level
+        total = 0.0
+        for k, r in enumerate(curve):
+            grf = np.array([[0.0, r * weight, 0.0], [0.0, weight, 0.0]])
+            sensors = SimpleNamespace(t=k * DT, foot_grf=grf)
+            total += fresh.value(SimpleNamespace(t=sensors.t, sensors=sensors)) * DT
+        assert total == pytest.approx(expected)
+
+
 def test_cycle_cadence_excess_reads_the_cadence_of_the_cycles_after_2_s_outside_100_to_130():
     """Each foot's cycles after 2 s, the cadence the mean of 120 / duration over both feet's, as
     `musclewalk compare` reads it: its relative excess beyond the band's nearer end times the
