@@ -269,7 +269,7 @@ def test_an_experiment_variant_is_a_run_beside_its_paper_run(tmp_path):
     commands = [line for line in result.stdout.splitlines() if "musclewalk " in line]
     variant = [c for c in commands if "results/optimize/Human-walk-1.3-human " in c]
     assert len(variant) == 1, commands
-    assert "--objective human-firstpeak-heavy --parameters " in variant[0]
+    assert "--objective human-firstpeak-cycle-cadence-secondpeak --parameters " in variant[0]
     assert '"fplus.gastrocnemius": {"upper": 0.5}' in variant[0]
     assert '"ankle_fplus.onset": {"upper": -0.2}' in variant[0]  # the committed run's last stage
     assert '"passive.hip_axial.stiffness": {"lower": 0.6}' in variant[0]  # no start value
