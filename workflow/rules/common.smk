@@ -243,13 +243,14 @@ def optimize_arguments(wc, input, threads):
     return args
 
 
-def committed_runs(*names):
-    """The run folders of these committed runs that exist (best.json present)."""
-    return [f"models/optimized/{n}" for n in names if Path(f"models/optimized/{n}/best.json").exists()]
+def committed_inputs(*names):
+    """Inputs, for `unpack`, of a rule that reads these committed runs: ``runs``, the run folders
+    that exist (best.json present), what the script is given; ``files``, their parameter and model
+    files, listed too so that replacing a committed result (its files overwritten, the folder's
+    own time unchanged) makes the rule run again."""
 
+    def inputs(wildcards):
+        runs = [f"models/optimized/{n}" for n in names if Path(f"models/optimized/{n}/best.json").exists()]
+        return {"runs": runs, "files": [f"{run}/{name}" for run in runs for name in ("best.json", "optimized.osim")]}
 
-def committed_files(*names):
-    """The parameter and model files of these committed runs: a rule that reads the run folders
-    lists them as inputs too, so that replacing a committed result (its files overwritten, the
-    folder's own time unchanged) makes the rule run again."""
-    return [f"{run}/{name}" for run in committed_runs(*names) for name in ("best.json", "optimized.osim")]
+    return inputs

@@ -55,8 +55,7 @@ rule spine_stiffness_sweep:
 # committed as models/optimized/Human-walk-1.3-human)
 rule human_targets:
     input:
-        runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human"),
-        files=lambda wc: committed_files("Human-walk-1.3", "Human-walk-1.3-human"),
+        unpack(committed_inputs("Human-walk-1.3", "Human-walk-1.3-human")),
     output:
         "docs/tables/human_targets.md",
     log:
@@ -71,8 +70,7 @@ rule human_targets:
 # committed walkers of 1.3 m/s (docs/human-like-gait.md, "Where the excitation comes from")
 rule excitation_sources:
     input:
-        runs=lambda wc: committed_runs("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3"),
-        files=lambda wc: committed_files("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3"),
+        unpack(committed_inputs("Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3")),
     output:
         "docs/tables/excitation_sources.md",
     log:
@@ -87,11 +85,10 @@ rule excitation_sources:
 # them, against what their controllers pay (docs/human-like-gait.md, "What the gait itself costs")
 rule static_optimization:
     input:
-        runs=lambda wc: committed_runs(
-            "Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3", "HumanLegs-walk-1.3-human"
-        ),
-        files=lambda wc: committed_files(
-            "Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3", "HumanLegs-walk-1.3-human"
+        unpack(
+            committed_inputs(
+                "Human-walk-1.3", "Human-walk-1.3-human", "HumanLegs-walk-1.3", "HumanLegs-walk-1.3-human"
+            )
         ),
     output:
         "docs/tables/static_optimization.md",
