@@ -44,7 +44,7 @@ def replay(sim_dir: Path, t_max: float) -> dict:
     trial = from_simulation(sim_dir, kinetics=False)
     t = np.asarray(trial.grf_time, float)
     dt = float(np.median(np.diff(t)))
-    context = SimpleNamespace(body_mass=trial.body_mass, dt=dt, muscle_model=MILLARD_MUSCLES)
+    context = SimpleNamespace(body_mass=trial.body_mass, dt=dt, muscle_model=MILLARD_MUSCLES, shared={})
     measures = [cls(context) for cls in MEASURES]
     totals = np.zeros(len(measures))
     grf = np.zeros((2, 3))

@@ -11,7 +11,7 @@ objective file then refers to it by that name."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, ClassVar
 
 import numpy as np
@@ -39,6 +39,7 @@ class MeasureContext:
     contact_velocities: Callable  # raw sensors -> (n_spheres, 3) sphere centre velocities
     leg_length: float = 1.0  # m
     muscle_model: str = MILLARD_MUSCLES  # models/physics.yaml ``muscles``
+    shared: dict = field(default_factory=dict)  # per-run records the measures share (CycleRecord)
 
     @classmethod
     def from_simulator(cls, sim, scenario) -> "MeasureContext":
@@ -434,141 +435,158 @@ class FirstGrfPeakExcess(Measure):
 
 
 CYCLE_PERCENT = np.linspace(0.0, 100.0, 51)  # the gait comparison's points: the normative curves' 2 %
+CYCLE_FRACTION = CYCLE_PERCENT / 100.0
 
 
-class _CycleTotal(Measure):
-    """A total over the gait cycles that start after ``SKIP`` s (each foot's touch-down to its next
-    touch-down), per second of walking: at a cycle's end the value of the control step is the
-    total's change since the last one divided by dt, so that the objective's time average over
-    t_max gives the total / t_max."""
+class CycleRecord:
+    """Each foot's gait cycles (touch-down to its next touch-down) that start after ``SKIP`` s:
+    their vertical GRF read at the cycle's 2 % points (``CYCLE_PERCENT``, linear between control
+    steps) and summed over the foot's cycles in body weights, and every cycle's duration. Kept
+    once per run in ``MeasureContext.shared`` (``of``) and updated once per control step however
+    many cycle measures read it: the starting stance is no landing, an unfinished cycle counts
+    nothing."""
 
     SKIP = 2.0  # s of start-up left out: `musclewalk compare`'s default for a simulation
 
+    def __init__(self, body_mass: float):
+        self.feet = StepDetector(contact_threshold(body_mass))
+        self.weight = body_mass * GRAVITY
+        self.t: float | None = None  # the control step last recorded
+        self.ended = False  # whether a cycle ended at that step
+        self.times: list[list[float]] = []  # per foot, the current cycle's control steps
+        self.forces: list[list[float]] = []
+        self.curve_sum: np.ndarray | None = None  # (feet, points) summed cycle curves, BW
+        self.cycles: np.ndarray | None = None  # per foot
+        self.durations: list[float] = []  # s, every counted cycle's, in the order they ended
+
+    @classmethod
+    def of(cls, context) -> "CycleRecord":
+        """The run's record: one per ``context``, shared by the measures built on it."""
+        if "cycle_record" not in context.shared:
+            context.shared["cycle_record"] = cls(context.body_mass)
+        return context.shared["cycle_record"]
+
+    def update(self, sample) -> bool:
+        """Record the control step (again for the same step: nothing); whether a cycle ended."""
+        if sample.t == self.t:
+            return self.ended
+        self.t = sample.t
+        grf = sample.sensors.foot_grf[:, 1]
+        landing = self.feet.landings(grf)
+        if self.curve_sum is None:
+            self.times = [[] for _ in grf]
+            self.forces = [[] for _ in grf]
+            self.curve_sum = np.zeros((len(grf), len(CYCLE_PERCENT)))
+            self.cycles = np.zeros(len(grf))
+        self.ended = False
+        for foot, force in enumerate(grf):
+            if landing[foot]:
+                times = self.times[foot]
+                if times and times[0] >= self.SKIP:
+                    grid = times[0] + CYCLE_FRACTION * (sample.t - times[0])
+                    self.curve_sum[foot] += np.interp(grid, times, self.forces[foot]) / self.weight
+                    self.cycles[foot] += 1
+                    self.durations.append(sample.t - times[0])
+                    self.ended = True
+                self.times[foot], self.forces[foot] = [], []
+            if landing[foot] or self.times[foot]:
+                self.times[foot].append(sample.t)
+                self.forces[foot].append(float(force))
+        return self.ended
+
+
+class _CycleTotal(Measure):
+    """A total over the gait cycles of the run's `CycleRecord`, per second of walking: at a
+    cycle's end the value of the control step is the total's change since the last one divided by
+    dt, so that the objective's time average over t_max gives the total / t_max."""
+
     def __init__(self, context):
         super().__init__(context)
-        self.feet = StepDetector(contact_threshold(context.body_mass))  # the starting stance is no landing
+        self.record = CycleRecord.of(context)
         self.charged = 0.0
+
+    def _total(self) -> float:
+        raise NotImplementedError
+
+    def value(self, sample):
+        return self._charge(self._total()) if self.record.update(sample) else 0.0
 
     def _charge(self, total: float) -> float:
         change, self.charged = total - self.charged, total
         return change / self.context.dt
 
 
-class CycleFirstGrfPeakExcess(_CycleTotal):
-    """The first peak of each foot's mean vertical GRF curve over its gait cycles (touch-down to
-    its next touch-down, the cycles starting after ``SKIP`` s), read at the cycle's 2 % points up
-    to 35 % (``CYCLE_PERCENT``, linear between control steps), above ``LIMIT`` body weights, times
-    the foot's cycles, summed over the feet and divided by t_max: body weights per second of
-    walking, like first_grf_peak_excess. The value of a control step is the change of that sum at
-    a cycle's end divided by dt (negative when the mean curve's peak falls), so that the
-    objective's time average gives it. The first peak as `musclewalk compare` measures it (issue
-    14's target: at most 1.3 BW; compare also drops cycles far from the median duration). Beyond
-    the paper: first_grf_peak_excess charges each landing's raw peak, a transient of a few
-    milliseconds that the cycle's points catch or miss; the forty-sixth try's later bests lowered
-    it and lost the target (docs/human-like-gait.md)."""
+class _CycleGrfPeakOutside(_CycleTotal):
+    """The peak of each foot's mean vertical GRF curve over its cycles within the cycle's points
+    ``WINDOW``, how far it lies outside ``LOWER``-``UPPER`` body weights, times the foot's cycles,
+    summed over the feet and divided by t_max: body weights per second of walking. The value of a
+    control step is the change of that sum at a cycle's end divided by dt (negative when the mean
+    curve's peak comes back toward the band). A peak as `musclewalk compare` measures it (compare
+    also drops cycles far from the median duration)."""
 
-    name, unit = "cycle_first_grf_peak_excess", "BW / s"
-    LIMIT = 1.3
-    FIRST_PEAK_END = 35.0  # % of the cycle
-    POINTS = CYCLE_PERCENT[CYCLE_PERCENT <= FIRST_PEAK_END] / 100.0
-
-    def __init__(self, context):
-        super().__init__(context)
-        self.weight = context.body_mass * GRAVITY
-        self.times: list[list[float]] = []
-        self.forces: list[list[float]] = []
-        self.curve_sum: np.ndarray | None = None  # (feet, points) summed cycle curves, BW
-        self.cycles: np.ndarray | None = None
-
-    def _outside(self, peaks: np.ndarray) -> np.ndarray:
-        return np.clip(peaks - self.LIMIT, 0.0, None)
+    WINDOW: ClassVar[np.ndarray]  # a mask of CYCLE_PERCENT
+    LOWER: ClassVar[float] = 0.0  # BW; 0: no lower end (the force is never negative)
+    UPPER: ClassVar[float]
 
     def _total(self) -> float:
-        counted = self.cycles > 0
+        cycles = self.record.cycles
+        counted = cycles > 0
         if not counted.any():
             return 0.0
-        peaks = (self.curve_sum[counted] / self.cycles[counted, None]).max(axis=1)
-        return float((self._outside(peaks) * self.cycles[counted]).sum())
-
-    def value(self, sample):
-        grf = sample.sensors.foot_grf[:, 1]
-        landing = self.feet.landings(grf)
-        if self.curve_sum is None:
-            self.times = [[] for _ in grf]
-            self.forces = [[] for _ in grf]
-            self.curve_sum = np.zeros((len(grf), len(self.POINTS)))
-            self.cycles = np.zeros(len(grf))
-        ended = False
-        for foot, force in enumerate(grf):
-            if landing[foot]:
-                times = self.times[foot]
-                if times and times[0] >= self.SKIP:
-                    grid = times[0] + self.POINTS * (sample.t - times[0])
-                    self.curve_sum[foot] += np.interp(grid, times, self.forces[foot]) / self.weight
-                    self.cycles[foot] += 1
-                    ended = True
-                self.times[foot], self.forces[foot] = [], []
-            if landing[foot] or self.times[foot]:
-                self.times[foot].append(sample.t)
-                self.forces[foot].append(float(force))
-        return self._charge(self._total()) if ended else 0.0
+        peaks = (self.record.curve_sum[counted][:, self.WINDOW] / cycles[counted, None]).max(axis=1)
+        outside = np.clip(self.LOWER - peaks, 0.0, None) + np.clip(peaks - self.UPPER, 0.0, None)
+        return float((outside * cycles[counted]).sum())
 
 
-class CycleSecondGrfPeakOutside(CycleFirstGrfPeakExcess):
-    """The second peak of each foot's mean vertical GRF curve, read as cycle_first_grf_peak_excess
-    reads the first but over the cycle's 2 % points after 35 % up to 62 % (`musclewalk compare`'s
-    second-peak window), how far it lies outside ``LOWER``-``UPPER`` body weights (issue 14's
-    target, 0.95-1.3; people about 1.15), times the foot's cycles, summed over the feet and divided
-    by t_max. Beyond the paper: walkers with a weak push-off carry less than their weight at the
-    second peak (the sixty-sixth try's generation-4 best 0.93-0.94 BW)."""
+class CycleFirstGrfPeakExcess(_CycleGrfPeakOutside):
+    """The first peak of each foot's mean vertical GRF curve, read at the cycle's 2 % points up to
+    35 %, above ``UPPER`` body weights (issue 14's target: at most 1.3 BW). Beyond the paper:
+    first_grf_peak_excess charges each landing's raw peak, a transient of a few milliseconds that
+    the cycle's points catch or miss; the forty-sixth try's later bests lowered it and lost the
+    target (docs/human-like-gait.md)."""
+
+    name, unit = "cycle_first_grf_peak_excess", "BW / s"
+    WINDOW = CYCLE_PERCENT <= 35.0
+    UPPER = 1.3
+
+
+class CycleSecondGrfPeakOutside(_CycleGrfPeakOutside):
+    """The second peak of each foot's mean vertical GRF curve, read at the cycle's 2 % points after
+    35 % up to 62 % (`musclewalk compare`'s second-peak window), outside ``LOWER``-``UPPER`` body
+    weights (issue 14's target, 0.95-1.3; people about 1.15). Beyond the paper: walkers with a
+    weak push-off carry less than their weight at the second peak (the sixty-sixth try's
+    generation-4 best 0.93-0.94 BW)."""
 
     name, unit = "cycle_second_grf_peak_outside", "BW / s"
+    WINDOW = (CYCLE_PERCENT > 35.0) & (CYCLE_PERCENT <= 62.0)
     LOWER, UPPER = 0.95, 1.3
-    SECOND_PEAK_START, SECOND_PEAK_END = 35.0, 62.0  # % of the cycle
-    POINTS = CYCLE_PERCENT[(CYCLE_PERCENT > SECOND_PEAK_START) & (CYCLE_PERCENT <= SECOND_PEAK_END)] / 100.0
-
-    def _outside(self, peaks: np.ndarray) -> np.ndarray:
-        return np.clip(self.LOWER - peaks, 0.0, None) + np.clip(peaks - self.UPPER, 0.0, None)
 
 
 class CycleCadenceExcess(_CycleTotal):
-    """How far the cadence of the cycles after ``SKIP`` s lies outside ``LOWER``-``UPPER`` steps
-    per minute, as `musclewalk compare` reads it: each foot's cycles (touch-down to its next
-    touch-down), the cadence the mean of 120 / cycle duration over both feet's cycles, its excess
-    relative to the band's nearer end times the cycles, divided by t_max: per second of walking,
-    like cycle_first_grf_peak_excess (a cycle's end gives the change of that total / dt). 0
-    within the band (issue 14's target, 100-130; people walk at about 105-125). Beyond the paper:
-    step_frequency_error reads each step from the start, pulls toward the dynamically similar
-    frequency and does not see the cycles compare counts; the fiftieth and fifty-third tries
-    weighted it up and their bests still stepped 131-136 times a minute."""
+    """How far the cadence of the cycles after 2 s lies outside ``LOWER``-``UPPER`` steps per
+    minute, as `musclewalk compare` reads it: the mean of 120 / cycle duration over both feet's
+    cycles, its excess relative to the band's nearer end times the cycles, divided by t_max: per
+    second of walking, like cycle_first_grf_peak_excess. 0 within the band (issue 14's target,
+    100-130; people walk at about 105-125). Beyond the paper: step_frequency_error reads each step
+    from the start, pulls toward the dynamically similar frequency and does not see the cycles
+    compare counts; the fiftieth and fifty-third tries weighted it up and their bests still
+    stepped 131-136 times a minute."""
 
     name, unit = "cycle_cadence_excess", "1 / s"
     LOWER, UPPER = 100.0, 130.0  # steps per minute
 
     def __init__(self, context):
         super().__init__(context)
-        self.last_landing: list[float | None] | None = None
         self.cadence_sum = 0.0
         self.cycles = 0
 
     def _total(self) -> float:
+        for duration in self.record.durations[self.cycles :]:
+            self.cadence_sum += 120.0 / duration
+        self.cycles = len(self.record.durations)
         cadence = self.cadence_sum / self.cycles
         outside = max(cadence - self.UPPER, 0.0) / self.UPPER + max(self.LOWER - cadence, 0.0) / self.LOWER
         return outside * self.cycles
-
-    def value(self, sample):
-        landing = self.feet.landings(sample.sensors.foot_grf[:, 1])
-        if self.last_landing is None:
-            self.last_landing = [None] * len(landing)
-        ended = False
-        for foot in np.nonzero(landing)[0]:
-            start = self.last_landing[foot]
-            if start is not None and start >= self.SKIP:
-                self.cadence_sum += 120.0 / (sample.t - start)
-                self.cycles += 1
-                ended = True
-            self.last_landing[foot] = sample.t
-        return self._charge(self._total()) if ended else 0.0
 
 
 def dynamically_similar_step_frequency(speed: float, hip_height: float) -> float:

@@ -530,7 +530,7 @@ def test_cycle_second_grf_peak_outside_reads_the_mean_cycle_between_35_and_62_pe
     assert sum(values) * DT == pytest.approx(0.2)
     # a second peak within 0.95-1.3 BW counts nothing, one above 1.3 its excess
     for level, expected in ((1.0, 0.0), (1.5, 0.2)):
-        fresh = CycleSecondGrfPeakOutside(measure.context)
+        fresh = _one_measure("cycle_second_grf_peak_outside")
         curve = np.zeros(560)
         for start in (100, 400, 500):
             curve[start : start + 69] = 1.0
@@ -574,6 +574,34 @@ def test_cycle_cadence_excess_reads_the_cadence_of_the_cycles_after_2_s_outside_
     third = (first + 120.0 / 1.1 + 120.0 / 1.5) / 3.0  # 113.0: within
     assert values[1100] == 0.0 and 100.0 < third < 130.0
     assert sum(values) * DT == pytest.approx(0.0, abs=1e-12)
+
+
+def test_the_cycle_measures_of_one_objective_share_one_record_and_score_as_each_alone():
+    """The cycle measures of one run read one `CycleRecord` (the context's), updated once per
+    control step whichever measure asks first, and each gives the values it gives alone."""
+    from musclewalk.measures.gait import CycleRecord
+
+    names = ("cycle_first_grf_peak_excess", "cycle_second_grf_peak_outside", "cycle_cadence_excess")
+    objective = Objective.from_dict({"terms": {n: {"measure": n, "weight": 1.0} for n in names}}, "cycles")
+    scenario = Scenario(speed=TARGET, duration=T_MAX, heading=PSI, control_interval=DT)
+    together = ObjectiveRecorder(fake_sim(), scenario, objective).measures
+    record = CycleRecord.of(together[names[0]].context)
+    assert all(m.record is record for m in together.values())
+    alone = {n: _one_measure(n) for n in names}
+    assert len({id(m.record) for m in alone.values()}) == 3
+    weight = BODY_MASS * 9.80665
+    right = np.zeros(900)  # the right foot lands every 0.45 s, a first peak of 1.5 BW, a second of 0.9
+    for start in range(100, 900, 90):
+        right[start : start + 55] = 1.0
+        right[start + 8 : start + 14] = 1.5
+        right[start + 30 : start + 55] = 0.9
+    for k, r in enumerate(right):
+        grf = np.array([[0.0, r * weight, 0.0], [0.0, weight, 0.0]])
+        sample = SimpleNamespace(t=k * DT, sensors=SimpleNamespace(t=k * DT, foot_grf=grf))
+        shared = [together[n].value(sample) for n in names]
+        assert shared == [alone[n].value(sample) for n in names]
+    assert record.cycles[0] == len(record.durations) > 0
+    assert {n: together[n].charged > 0 for n in names} == dict.fromkeys(names, True)
 
 
 def test_the_humanlike_objective_measures_cost_per_distance_and_grf_above_1_4_bw():
