@@ -44,6 +44,7 @@ def rot_z(a):
 
 
 BASE_R = rot_z(0.1)  # the trunk's orientation in the base pose
+KNEE0 = 0.1  # rad, the knee flexion of the leg bodies' frames in the base pose
 
 
 class FakeBridge:
@@ -81,7 +82,14 @@ def fake_sim(muscle_model="millard"):
             SimpleNamespace(max_isometric_force=2500.0, optimal_fiber_length=0.05),
         ],
     )
-    cm = SimpleNamespace(trunk_body=0, head_body=None, head_offset=tuple(HEAD_OFFSET))
+    cm = SimpleNamespace(
+        trunk_body=0,
+        head_body=None,
+        head_offset=tuple(HEAD_OFFSET),
+        upper_body=(2, 3),  # (right, left): only the landing-knee test gives these bodies
+        lower_body=(4, 5),
+        knee0=KNEE0,
+    )
     return SimpleNamespace(meta=meta, control_model=cm, bridge=FakeBridge())
 
 
@@ -574,6 +582,36 @@ def test_cycle_cadence_excess_reads_the_cadence_of_the_cycles_after_2_s_outside_
     third = (first + 120.0 / 1.1 + 120.0 / 1.5) / 3.0  # 113.0: within
     assert values[1100] == 0.0 and 100.0 < third < 130.0
     assert sum(values) * DT == pytest.approx(0.0, abs=1e-12)
+
+
+def test_landing_knee_flexion_excess_reads_each_landing_knee_after_2_s_beyond_5_degrees():
+    """At each touch-down after 2 s, the landing leg's knee flexion (its bodies' flexion minus the
+    base pose's) beyond 5°, given as excess / dt at that control step: the time average is the
+    landings' excess per second. A landing before 2 s, a knee within 5° and the knee between
+    landings count nothing."""
+    from musclewalk.measures.gait import LandingKneeFlexionExcess
+
+    measure = _one_measure("landing_knee_flexion_excess")
+    assert isinstance(measure, LandingKneeFlexionExcess)
+    weight = BODY_MASS * 9.80665
+    # the right foot lands at 1.0 s (before 2 s) and 2.0 s, the left at 2.5 s; each stands 0.3 s
+    right, left = np.zeros(700), np.zeros(700)
+    right[200:260] = right[400:460] = 1.0
+    left[500:560] = 1.0
+    flexion = {200: (0.5, 0.0), 400: (0.3, 0.9), 500: (0.9, 0.05)}  # (right, left) at those steps
+    values = []
+    for k in range(700):
+        knees = flexion.get(k, (0.9, 0.9))  # flexed between landings: not read
+        body_R = np.stack([np.eye(3)] * 6)
+        for leg, knee in enumerate(knees):
+            body_R[2 + leg] = rot_z(0.2 * leg - 0.3)
+            body_R[4 + leg] = body_R[2 + leg] @ rot_z(-(KNEE0 + knee))
+        grf = np.array([[0.0, right[k] * weight, 0.0], [0.0, left[k] * weight, 0.0]])
+        sensors = SimpleNamespace(t=k * DT, foot_grf=grf, body_R=body_R)
+        values.append(measure.value(SimpleNamespace(t=sensors.t, sensors=sensors)))
+    assert np.count_nonzero(values) == 1
+    assert values[400] == pytest.approx((0.3 - math.radians(5.0)) / DT)
+    assert sum(values) * DT == pytest.approx(0.3 - math.radians(5.0))
 
 
 def test_the_cycle_measures_of_one_objective_share_one_record_and_score_as_each_alone():
