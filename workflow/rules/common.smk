@@ -244,13 +244,14 @@ def optimize_arguments(wc, input, threads):
 
 
 def committed_inputs(*names):
-    """Inputs, for `unpack`, of a rule that reads these committed runs: ``runs``, the run folders
-    that exist (best.json present), what the script is given; ``files``, their parameter and model
-    files, listed too so that replacing a committed result (its files overwritten, the folder's
-    own time unchanged) makes the rule run again."""
+    """Inputs (for `unpack`) of a step that reads these committed runs. ``runs`` are the run
+    folders that exist (best.json present), what the script is given; ``files`` their parameter
+    and model files, listed too so that replacing a committed result (its files overwritten, the
+    folder's own time unchanged) makes the step run again."""
+    return lambda wildcards: committed_run_inputs(names)
 
-    def inputs(wildcards):
-        runs = [f"models/optimized/{n}" for n in names if Path(f"models/optimized/{n}/best.json").exists()]
-        return {"runs": runs, "files": [f"{run}/{name}" for run in runs for name in ("best.json", "optimized.osim")]}
 
-    return inputs
+def committed_run_inputs(names):
+    """`committed_inputs` of these run names, now."""
+    runs = [f"models/optimized/{n}" for n in names if Path(f"models/optimized/{n}/best.json").exists()]
+    return {"runs": runs, "files": [f"{run}/{name}" for run in runs for name in ("best.json", "optimized.osim")]}
