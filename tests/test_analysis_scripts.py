@@ -539,6 +539,40 @@ def test_lower_one_at_a_time_scales_each_matching_value_alone(tmp_path):
     assert bad.returncode == 2 and "no controller value matches 'nothing.*'" in bad.stderr
 
 
+def test_objective_terms_scores_runs_by_a_given_objective_or_their_own(tmp_path):
+    """analysis/objective_terms.py: per run its best simulated straight and scored by --objective
+    (every term's average and weighted value, the score their sum), or by its own objective; an
+    unknown objective is one error naming the known ones."""
+    run = REPO / "models/optimized/HumanLegs-walk-1.3"
+    out = tmp_path / "terms.md"
+    objective = "human-firstpeak-cycle-cadence-secondpeak-kneeland"
+    r = run_script("objective_terms.py", run, "--objective", objective, "--duration", 0.3, "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    header, row = [line.split(" | ") for line in out.read_text().splitlines() if line.startswith("| ")]
+    assert header[5:] == [
+        "speed",
+        "headori",
+        "headvel",
+        "slide",
+        "cot",
+        "grf",
+        "firstpeak",
+        "limit",
+        "cadence",
+        "cadence_band",
+        "secondpeak",
+        "kneeland |",
+    ]
+    assert row[1] == objective and row[2] == "yes"
+    weighted = [float(cell.split("(")[1].rstrip(") |")) for cell in row[5:]]
+    assert float(row[4]) == pytest.approx(sum(weighted), abs=0.02)
+    assert row[-1].startswith("0 (0.00)")  # no landing after 2 s in 0.3 s
+    own = run_script("objective_terms.py", run, "--duration", 0.3)
+    assert own.returncode == 0 and "| geijtenbeek2013 | yes |" in own.stdout
+    bad = run_script("objective_terms.py", run, "--objective", "nosuch")
+    assert bad.returncode == 2 and "objective 'nosuch': unknown" in bad.stderr
+
+
 def test_aid_dependence_walks_a_stage_under_its_aid_without_its_yaw_hold_half_and_none(tmp_path):
     """analysis/aid_dependence.py: one row per aid (its own, the heading free, half, none, and its
     own from a start at the target speed), the stage's aid read from its settings.json (or its
