@@ -22,10 +22,10 @@ import json
 import sys
 from pathlib import Path
 
-from run_folders import emit, require_run_folder
+from run_folders import emit, require_run_folder, run_objective
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.measures.objective import Objective, scored_run
+from musclewalk.measures.objective import scored_run
 from musclewalk.sim.runner import Simulator
 from musclewalk.sim.scenario import Scenario
 
@@ -36,18 +36,6 @@ def probed(run: Path, pattern: str, minimum: float) -> list[str]:
     """The controller values of the run's best.json that match ``pattern`` and are >= ``minimum``."""
     controller = json.loads((run / "best.json").read_text())["parameters"]["controller"]
     return sorted(n for n, v in controller.items() if fnmatch.fnmatchcase(n, pattern) and v >= minimum)
-
-
-def run_objective(run: Path, best: dict) -> Objective:
-    """The objective the run was optimized with: as its settings.json stored it, else by name."""
-    settings = run / "settings.json"
-    if settings.is_file():
-        stored = json.loads(settings.read_text())
-        if stored.get("objective_definition"):
-            return Objective.from_dict(
-                stored["objective_definition"], Path(stored["objective"]).stem, source=str(settings)
-            )
-    return Objective.load(best.get("objective_name") or "geijtenbeek2013")
 
 
 def probe(run: Path, names: list[str], factor: float, duration: float) -> tuple[list[dict], str]:

@@ -18,8 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from lower_one_at_a_time import run_objective
-from run_folders import emit, require_run_folder
+from run_folders import emit, require_run_folder, run_objective
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
 from musclewalk.measures.objective import Objective, ObjectiveError, scored_run

@@ -27,6 +27,22 @@ def require_run_folder(ap: argparse.ArgumentParser, run: Path) -> None:
             ap.error(f"{run / name}: not found (a run folder holds best.json and optimized.osim)")
 
 
+def run_objective(run: Path, best: dict):
+    """The objective the run was optimized with: as its settings.json stored it, else by name."""
+    import json
+
+    from musclewalk.measures.objective import Objective
+
+    settings = run / "settings.json"
+    if settings.is_file():
+        stored = json.loads(settings.read_text())
+        if stored.get("objective_definition"):
+            return Objective.from_dict(
+                stored["objective_definition"], Path(stored["objective"]).stem, source=str(settings)
+            )
+    return Objective.load(best.get("objective_name") or "geijtenbeek2013")
+
+
 def emit(text: str, out: Path | None) -> None:
     """Print ``text``; also write it to ``out`` when given (`write_whole`)."""
     print(text)
