@@ -22,12 +22,9 @@ import json
 import sys
 from pathlib import Path
 
-from run_folders import emit, require_run_folder, run_objective
+from run_folders import BestScorer, emit, require_run_folder
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.measures.objective import scored_run
-from musclewalk.sim.runner import Simulator
-from musclewalk.sim.scenario import Scenario
 
 COST_MEASURES = ("metabolic_cost_per_target_distance", "metabolic_rate_per_kg")  # the first the objective has
 
@@ -41,20 +38,16 @@ def probed(run: Path, pattern: str, minimum: float) -> list[str]:
 def probe(run: Path, names: list[str], factor: float, duration: float) -> tuple[list[dict], str]:
     """(one row per value of ``names`` scaled alone, the run's own values first (``name`` None);
     the cost's measure)."""
-    best = json.loads((run / "best.json").read_text())
-    params = best["parameters"]
-    values = {**params["controller"], **params["initial_state"]}
-    objective = run_objective(run, best)
-    terms = {t.measure: t.name for t in objective.terms}
+    scorer = BestScorer(run, duration)
+    values = scorer.values
+    terms = {t.measure: t.name for t in scorer.objective.terms}
     measure = next((m for m in COST_MEASURES if m in terms), None)
     cost = terms.get(measure)
-    sim = Simulator(run / "optimized.osim")
-    scenario = Scenario(speed=best["speed"], duration=duration)
 
     def walk(changed: dict) -> dict:
-        scored = scored_run(sim, scenario, changed, objective)
+        scored = scorer.score(changed)
         result, averages = scored.result, scored.averages
-        summary = result.summary(scenario)
+        summary = result.summary(scorer.scenario)
         return {
             "walks": not result.terminated,
             "simulated_time": float(result.simulated_time),

@@ -14,38 +14,27 @@ try: landing_knee_flexion_excess on walkers that met the knee's target and on th
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from run_folders import emit, require_run_folder, run_objective
+from run_folders import BestScorer, emit, require_run_folder
 
 import musclewalk  # noqa: F401  (pins numpy's CPU dispatch before numpy loads)
-from musclewalk.measures.objective import Objective, ObjectiveError, scored_run
-from musclewalk.sim.runner import Simulator
-from musclewalk.sim.scenario import Scenario
+from musclewalk.measures.objective import Objective, ObjectiveError
 
 
 def score(run: Path, objective: Objective | None, duration: float) -> dict:
     """The run's best simulated ``duration`` s straight at its speed and scored by ``objective``
     (the run's own when None): its simulated time, mean speed, score and per-term averages and
     weighted values."""
-    best = json.loads((run / "best.json").read_text())
-    params = best["parameters"]
-    objective = objective or run_objective(run, best)
-    scenario = Scenario(speed=best["speed"], duration=duration)
-    scored = scored_run(
-        Simulator(run / "optimized.osim"),
-        scenario,
-        {**params["controller"], **params["initial_state"]},
-        objective,
-    )
+    scorer = BestScorer(run, duration, objective)
+    scored = scorer.score()
     return {
         "run": str(run),
-        "objective": objective.name,
+        "objective": scorer.objective.name,
         "simulated_time": float(scored.result.simulated_time),
         "terminated": bool(scored.result.terminated),
-        "speed": scored.result.summary(scenario)["mean_forward_speed"],
+        "speed": scored.result.summary(scorer.scenario)["mean_forward_speed"],
         "score": float(scored.score),
         "averages": {k: float(v) for k, v in scored.averages.items()},
         "terms": {k: float(v) for k, v in scored.terms.items()},

@@ -43,6 +43,33 @@ def run_objective(run: Path, best: dict):
     return Objective.load(best.get("objective_name") or "geijtenbeek2013")
 
 
+class BestScorer:
+    """A run folder's best as an optimization evaluates a candidate: simulated straight at the run's
+    speed for ``duration`` s and scored by ``objective`` (the run's own when None). ``values`` are
+    the best's controller and initial-state values; ``score(values)`` scores any such set."""
+
+    def __init__(self, run: Path, duration: float, objective=None):
+        import json
+
+        from musclewalk.sim.runner import Simulator
+        from musclewalk.sim.scenario import Scenario
+
+        self.best = json.loads((run / "best.json").read_text())
+        params = self.best["parameters"]
+        self.values = {**params["controller"], **params["initial_state"]}
+        self.objective = objective or run_objective(run, self.best)
+        self.scenario = Scenario(speed=self.best["speed"], duration=duration)
+        self._simulator = Simulator(run / "optimized.osim")
+
+    def score(self, values: dict | None = None):
+        """The ScoredRun of ``values`` (the best's own when None)."""
+        from musclewalk.measures.objective import scored_run
+
+        return scored_run(
+            self._simulator, self.scenario, self.values if values is None else values, self.objective
+        )
+
+
 def emit(text: str, out: Path | None) -> None:
     """Print ``text``; also write it to ``out`` when given (`write_whole`)."""
     print(text)

@@ -583,18 +583,14 @@ class CycleCadenceExcess(_CycleTotal):
     name, unit = "cycle_cadence_excess", "1 / s"
     LOWER, UPPER = 100.0, 130.0  # steps per minute
 
-    def __init__(self, context):
-        super().__init__(context)
-        self.cadence_sum = 0.0
-        self.cycles = 0
-
     def _total(self) -> float:
-        for duration in self.record.durations[self.cycles :]:
-            self.cadence_sum += 120.0 / duration
-        self.cycles = len(self.record.durations)
-        cadence = self.cadence_sum / self.cycles
+        durations = self.record.durations
+        cadence_sum = 0.0  # in the order the cycles ended
+        for duration in durations:
+            cadence_sum += 120.0 / duration
+        cadence = cadence_sum / len(durations)
         outside = max(cadence - self.UPPER, 0.0) / self.UPPER + max(self.LOWER - cadence, 0.0) / self.LOWER
-        return outside * self.cycles
+        return outside * len(durations)
 
 
 class LandingKneeFlexionExcess(Measure):
