@@ -309,6 +309,7 @@ _EXPERIMENT_SETS = (
     "trial_jitter",
     "trial_groups",
     "trial_directions",
+    "trial_speeds",
     "elitist",
     "init",
     "generations",
@@ -356,6 +357,7 @@ def _given_settings(args) -> dict:
         "trial_jitter": args.trial_jitter,
         "trial_groups": None if args.trial_groups is None else tuple(args.trial_groups),
         "trial_directions": args.trial_directions,
+        "trial_speeds": None if args.trial_speeds is None else tuple(args.trial_speeds),
         "elitist": args.elitist or None,
         "init": args.init,
         "extra_generations": args.extra_generations,
@@ -884,6 +886,15 @@ def _add_optimize_command(sub) -> None:
         help="the further trials' directions: drawn anew each generation, or once for the run "
         "(fixed: a deterministic objective, which --elitist needs; default "
         f"{default.trial_directions})",
+    )
+    s.add_argument(
+        "--trial-speeds",
+        nargs="+",
+        type=float,
+        metavar="FACTOR",
+        help="the further trials' target speeds as factors of --speed, one per further trial "
+        "(e.g. --trials 3 --trial-speeds 1.05 1.1 --trial-jitter 0: the candidate must also walk "
+        "5 and 10 %% faster; default: every trial at --speed)",
     )
     s.add_argument(
         "--elitist",

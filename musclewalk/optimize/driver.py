@@ -42,6 +42,12 @@ listed there. Settings.trial_groups narrows the move to some parameter groups (e
 state alone: a candidate then has to walk from several starts, which a lone transient of a
 chaotic gait does not), and trial_directions "fixed" draws the directions once for the whole run:
 the objective is then deterministic, as elitism needs (a task without random perturbations).
+Settings.trial_speeds (beyond the paper) simulates further trial k at the run's target speed times
+its k-th factor (its start scaled with it, as every start is), so that a candidate scores well
+only when it also walks at the faster or slower targets: a target-speed continuation needs walkers
+that take the next stage's speed, which walkers optimized at one speed do not (moved by 2.5 % they
+fall within 1.5 s; docs/getting-creatures-to-walk.md). With trial_jitter 0 those trials are the
+candidate itself, and the objective is deterministic.
 """
 
 from __future__ import annotations
@@ -156,6 +162,8 @@ class Settings:
     trial_jitter: float = 1e-6  # the further trials' move: +- this fraction of each range
     trial_groups: tuple = ()  # the parameter groups (Table 1) the further trials move; (): all
     trial_directions: str = TRIALS_PER_GENERATION  # or TRIALS_FIXED: one draw for the whole run
+    trial_speeds: tuple = ()  # factors of speed, one per further trial: its target speed (module
+    # doc); (): every trial at the run's speed
     elitist: bool = False  # CMA-ES recombines the best candidate so far into every generation
     # that found none better (pycma's CMA_elitist): the mean stays by a lone outlier of a
     # knife-edge landscape instead of drifting away with the generations' fallers
@@ -218,6 +226,15 @@ class Settings:
             raise OptimizationError(
                 f"trial_directions: expected {' or '.join(TRIAL_DIRECTIONS)}, got {self.trial_directions!r}"
             )
+        factors = self.trial_speeds
+        if not isinstance(factors, (tuple, list)) or not all(_positive_number(f) for f in factors):
+            raise OptimizationError(f"trial_speeds: expected a list of numbers > 0, got {factors!r}")
+        if factors and len(factors) != self.trials - 1:
+            raise OptimizationError(
+                f"trial_speeds: one factor per further trial: trials {self.trials} needs "
+                f"{self.trials - 1}, got {len(factors)}"
+            )
+        self.trial_speeds = tuple(float(f) for f in factors)
         if not isinstance(self.keep_generation_bests, bool):
             raise OptimizationError(
                 f"keep_generation_bests: expected true or false, got {self.keep_generation_bests!r}"
@@ -236,12 +253,13 @@ class Settings:
             raise OptimizationError(f"task: expected a task name or a .yaml file, got {self.task!r}")
         try:
             task = self.scenario_task()
-            task.check_run(self.speed, self.duration)
+            for factor in (1.0, *self.trial_speeds):
+                task.check_run(self.speed * factor, self.duration)
         except TaskError as exc:
             raise OptimizationError(str(exc)) from None
         # the best so far keeps its objective from its own generation: comparable with later
         # generations' only when every generation scores a candidate the same way
-        noisy_trials = self.trials > 1 and self.trial_directions != TRIALS_FIXED
+        noisy_trials = self.trials > 1 and self.trial_directions != TRIALS_FIXED and self.trial_jitter > 0
         if self.elitist and (task.randomized or noisy_trials):
             why = (
                 f"task {self.task} draws new perturbations"
@@ -302,8 +320,14 @@ RESULT_SETTINGS = (
     "trial_jitter",
     "trial_groups",
     "trial_directions",
+    "trial_speeds",
     "elitist",
 )
+
+
+def _positive_number(value) -> bool:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and math.isfinite(value) and value > 0
 
 
 def trial_group_set(groups) -> tuple:
@@ -1019,13 +1043,15 @@ class Optimization:
         """Each candidate's result combined with its further trials' (module doc): trial k moves
         every candidate by +-trial_jitter of each range of its trial groups in this generation's
         directions k (the run's, with fixed directions) and simulates it under the perturbations
-        of seed (generation, k)."""
+        of seed (generation, k), at the run's speed times trial_speeds[k - 1] when given."""
         s, generation = self.settings, self.state.generation + 1
         directions = 0 if s.trial_directions == TRIALS_FIXED else generation  # generations are 1-based
         trials = [[r] for r in results]
         for k in range(1, s.trials):
             seed = self.perturbation_seed(generation, k)
             task = self._task_under(seed)
+            if s.trial_speeds:
+                task = dataclasses.replace(task, speed=s.speed * s.trial_speeds[k - 1])
             signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
             moved = [self._trial_values(x, signs) for x in X]
             for own, result in zip(trials, evaluator.map(task, moved)):
@@ -1262,6 +1288,7 @@ class Optimization:
                 "jitter": s.trial_jitter,
                 "groups": list(s.trial_groups),  # []: every group
                 "directions": s.trial_directions,
+                **({"speeds": [s.speed * f for f in s.trial_speeds]} if s.trial_speeds else {}),
                 "objectives": st.best_result.trial_scores,
                 "simulated_times": st.best_result.trial_times,
             }
@@ -1276,11 +1303,20 @@ class Optimization:
         own = "its own perturbations" if self.scenario_task.randomized else "the same scenario"
         which = f" of the {', '.join(s.trial_groups)} parameters" if s.trial_groups else ""
         drawn = "once for the run" if s.trial_directions == TRIALS_FIXED else "per generation"
+        speeds = (
+            " at target speeds " + ", ".join(f"{s.speed * f:g}" for f in s.trial_speeds) + " m/s"
+            if s.trial_speeds
+            else ""
+        )
+        copies = (
+            f"then {s.trials - 1} copies moved by +-{s.trial_jitter:g} of each range{which} "
+            f"(directions drawn {drawn}, the same for every candidate)"
+            if s.trial_jitter > 0
+            else f"then itself {s.trials - 1} more times"
+        )
         return [
             f"trials: {s.trials} simulations per candidate, its objective their mean: the candidate, "
-            f"then {s.trials - 1} copies moved by +-{s.trial_jitter:g} of each range{which} "
-            f"(directions drawn {drawn}, the same for every candidate), each under {own}; the best's "
-            "trials in best.json"
+            f"{copies}{speeds}, each under {own}; the best's trials in best.json"
         ]
 
     def _override_lines(self) -> list[str]:

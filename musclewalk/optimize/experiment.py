@@ -48,6 +48,8 @@ Snakemake read the same file. Format (paths relative to the experiment file's fo
                                        # of its own (driver.Settings.trials; default 1, 1e-6)
         trial_groups: [initial_state]  # the groups the further trials move (default: all)
         trial_directions: fixed        # one draw of directions for the run (default per_generation)
+        trial_speeds: [1.05, 1.1]      # the further trials' target speeds, factors of the stage's
+                                       # (one per further trial; default: all at its speed)
         elitist: true                  # CMA-ES recombines the best so far into every generation
                                        # that found none better (pycma CMA_elitist; default false)
         extra_generations: 300         # generations run on once the best meets every objective
@@ -155,6 +157,7 @@ STAGE_KEYS = {
     "trial_jitter": "fraction",  # the further trials' move, a fraction of each range
     "trial_groups": "groups",  # the parameter groups the further trials move (default: all)
     "trial_directions": "directions",  # per_generation or fixed (driver.Settings.trial_directions)
+    "trial_speeds": "factors",  # the further trials' speeds / the stage's (driver.Settings.trial_speeds)
     "elitist": "switch",  # the best so far recombined into every generation (driver.Settings.elitist)
     "extra_generations": "count",  # generations run on once every threshold is met (the paper's 20)
 }
@@ -309,6 +312,7 @@ class Stage:
     trial_jitter: float = 1e-6  # the further trials' move (driver.Settings.trial_jitter)
     trial_groups: tuple = ()  # the groups the further trials move (driver.Settings.trial_groups)
     trial_directions: str = TRIALS_PER_GENERATION  # (driver.Settings.trial_directions)
+    trial_speeds: tuple = ()  # the further trials' speed factors (driver.Settings.trial_speeds)
     elitist: bool = False  # the best so far recombined into every generation (driver.Settings.elitist)
     extra_generations: int = 20  # run on once every threshold is met (driver.Settings.extra_generations)
     scale_passive: dict = field(default_factory=dict)
@@ -802,6 +806,11 @@ class Experiment:
                 ok = isinstance(value, list) and all(isinstance(n, str) and n for n in value)
             elif kind == "directions":
                 ok = value in TRIAL_DIRECTIONS
+            elif kind == "factors":
+                ok = isinstance(value, list) and all(
+                    isinstance(f, (int, float)) and not isinstance(f, bool) and math.isfinite(f) and f > 0
+                    for f in value
+                )
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             elif kind == "count":
@@ -823,6 +832,7 @@ class Experiment:
                     "terms": "a list of objective term names (e.g. [speed])",
                     "groups": "a list of parameter group names (e.g. [initial_state])",
                     "directions": " or ".join(TRIAL_DIRECTIONS),
+                    "factors": "a list of numbers > 0 (factors of the stage's speed)",
                     int: "an integer >= 1",
                     "count": "an integer >= 0",
                     "fraction": "a fraction of the range in [0, 0.1]",
@@ -834,6 +844,8 @@ class Experiment:
                 out[name] = value
             elif kind in ("terms", "groups"):
                 out[name] = tuple(value)
+            elif kind == "factors":
+                out[name] = tuple(float(f) for f in value)
             elif kind == "fraction":
                 out[name] = float(value)
             elif kind == "count":

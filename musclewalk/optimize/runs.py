@@ -225,6 +225,7 @@ def stage_settings(
         trial_jitter=stage.trial_jitter,
         trial_groups=stage.trial_groups,
         trial_directions=stage.trial_directions,
+        trial_speeds=stage.trial_speeds,
         elitist=stage.elitist,
         extra_generations=stage.extra_generations,
         objective=exp.objective if stage.objective is None else stage.objective,
@@ -265,6 +266,7 @@ STAGE_RESULT_SETTINGS = (
     "trial_jitter",
     "trial_groups",
     "trial_directions",
+    "trial_speeds",
     "elitist",
 )
 
