@@ -269,7 +269,7 @@ class Settings:
             raise OptimizationError(
                 f"elitist: {why} each generation, so the best so far's objective is not comparable "
                 "with a later generation's; use a task without random perturbations, and trials: 1 "
-                f"or trial_directions: {TRIALS_FIXED}"
+                f"or trial_directions: {TRIALS_FIXED} or trial_jitter: 0"
             )
         if self.evaluator not in ("process", "serial", "dask"):
             raise OptimizationError(f"evaluator: expected process, serial or dask, got {self.evaluator!r}")
