@@ -1052,8 +1052,11 @@ class Optimization:
             task = self._task_under(seed)
             if s.trial_speeds:
                 task = dataclasses.replace(task, speed=s.speed * s.trial_speeds[k - 1])
-            signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
-            moved = [self._trial_values(x, signs) for x in X]
+            if s.trial_jitter > 0:
+                signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
+                moved = [self._trial_values(x, signs) for x in X]
+            else:  # the candidates themselves, a warm start's with its file's values
+                moved = [self._values(x) for x in X]
             for own, result in zip(trials, evaluator.map(task, moved)):
                 own.append(result)
         return [combine_trials(own) for own in trials]

@@ -3,6 +3,7 @@ scored by walking at its run's speed and at faster ones, the step a target-speed
 needs its walkers to take."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,8 @@ from musclewalk.optimize.driver import Optimization, OptimizationError
 from musclewalk.optimize.evaluate import EvaluationResult
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import stage_settings
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 class SpeedRecording(Recording):
@@ -101,3 +104,15 @@ def test_an_experiment_stage_sets_trial_speeds(tmp_path, one_stage_experiment):
             ExperimentError, match=r"exp\.yaml: stages\[0\]\.trial_speeds: expected a list of numbers > 0"
         ):
             Experiment.load(one_stage_experiment(tmp_path, {"trial_speeds": value}))
+
+
+def test_a_warm_start_s_speed_trials_run_with_its_file_s_values(small_settings, tmp_path, monkeypatch):
+    """With trial_jitter 0 every trial of the warm start's candidate runs with the file's values to
+    the bit, not with their round trip through the CMA-ES vector."""
+    calls = []
+    warm = REPO / "models/optimized/HumanLegs-walk-1.3/best.json"
+    run_speeds(small_settings, tmp_path / "run", monkeypatch, calls, 1, init=str(warm), **SPEEDS)
+    params = json.loads(warm.read_text())["parameters"]
+    own = {**params["controller"], **params["initial_state"]}
+    for _, values in calls:
+        assert any(all(v[k] == x for k, x in own.items()) for v in values)
