@@ -1413,3 +1413,38 @@ def test_ankle_push_off_reads_each_stride_from_touch_down_to_touch_down(tmp_path
     assert "| when the foot leaves the ground | -6.0 | -7.0 |" in text
     bare = run_script("ankle_push_off.py", tmp_path)
     assert bare.returncode == 1 and "kinematics.mot" in bare.stderr
+
+
+def test_pace_counts_touchdowns_and_compares_with_the_similar_pace(tmp_path):
+    """analysis/pace.py on a hand-made simulation folder of the committed HumanLegs model: a
+    touch-down every 0.5 s after 2 s (120 steps a minute) at 1.2 m/s gives 0.6 m steps; the similar
+    pace is the step-frequency measure's."""
+    import json as json_
+
+    import numpy as np
+    import pandas as pd
+
+    from musclewalk.measures.gait import dynamically_similar_step_frequency
+    from musclewalk.model.meta import load_meta
+
+    model = REPO / "models/optimized/HumanLegs-walk-1.3/optimized.osim"
+    sim = tmp_path / "sim"
+    sim.mkdir()
+    (sim / "summary.json").write_text(json_.dumps({"model": str(model)}))
+    t = np.round(np.arange(0, 6.0, 0.05), 2)
+    # the right leg enters stance at 0, 1, 2, ...; the left at 0.5, 1.5, ...
+    right = np.where((t % 1.0) < 0.5, "stance", "swing")
+    left = np.where((t % 1.0) < 0.5, "swing", "stance")
+    speed = np.where(t > 2, 1.2, 0.3)
+    pd.DataFrame({"t": t, "state_r": right, "state_l": left, "target_speed": 1.3,
+                  "com_forward_speed": speed}).to_csv(sim / "controller.csv", index=False)  # fmt: skip
+    out = tmp_path / "pace.md"
+    r = run_script("pace.py", sim, "--out", out)
+    assert r.returncode == 0, r.stderr
+    hip = load_meta(model).leg_length
+    similar = dynamically_similar_step_frequency(1.3, hip) * 60
+    similar_step = 1.3 * 60 / similar / hip
+    row = f"| {sim} | 5.95 | 1.20 (1.3) | 120 | {0.6 / hip:.2f} | {similar:.0f} | {similar_step:.2f} |"
+    assert row in out.read_text() and row in r.stdout
+    bad = run_script("pace.py", tmp_path)
+    assert bad.returncode != 0 and "summary.json: not found" in bad.stderr
