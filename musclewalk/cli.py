@@ -884,7 +884,7 @@ def _add_optimize_command(sub) -> None:
         "--trial-directions",
         choices=TRIAL_DIRECTIONS,
         help="the further trials' directions: drawn anew each generation, or once for the run "
-        "(fixed: a deterministic objective, which --elitist needs; default "
+        "(fixed: a deterministic objective, which --elitist needs, as does --trial-jitter 0; default "
         f"{default.trial_directions})",
     )
     s.add_argument(

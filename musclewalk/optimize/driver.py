@@ -235,6 +235,7 @@ class Settings:
                 f"{self.trials - 1}, got {len(factors)}"
             )
         self.trial_speeds = tuple(float(f) for f in factors)
+        duplicates = self.trials > 1 and self.trial_jitter == 0 and not self.trial_speeds
         if not isinstance(self.keep_generation_bests, bool):
             raise OptimizationError(
                 f"keep_generation_bests: expected true or false, got {self.keep_generation_bests!r}"
@@ -254,9 +255,19 @@ class Settings:
         try:
             task = self.scenario_task()
             for factor in (1.0, *self.trial_speeds):
-                task.check_run(self.speed * factor, self.duration)
+                try:
+                    task.check_run(self.speed * factor, self.duration)
+                except TaskError as exc:
+                    if factor == 1.0:
+                        raise
+                    raise TaskError(f"{exc} (a trial speed: trial_speeds factor {factor:g})") from None
         except TaskError as exc:
             raise OptimizationError(str(exc)) from None
+        if duplicates and not task.randomized:
+            raise OptimizationError(
+                f"trials: {self.trials} simulations of the same candidate in the same scenario "
+                "(trial_jitter 0, no trial_speeds, a task without random perturbations) would be identical"
+            )
         # the best so far keeps its objective from its own generation: comparable with later
         # generations' only when every generation scores a candidate the same way
         noisy_trials = self.trials > 1 and self.trial_directions != TRIALS_FIXED and self.trial_jitter > 0
@@ -1136,9 +1147,16 @@ class Optimization:
         if not walkers:
             return
         unperturbed = dataclasses.replace(self.task, task=None, perturbation_seed=None)
-        checks = evaluator.map(unperturbed, [self._values(X[k]) for k in walkers])
-        for k, check in zip(walkers, checks):
-            walks = walked(check)
+        values = [self._values(X[k]) for k in walkers]
+        # with trial_speeds at each trial's speed: the walker must walk unperturbed at all of them
+        per_speed = [
+            evaluator.map(dataclasses.replace(unperturbed, speed=self.settings.speed * factor), values)
+            for factor in (1.0, *self.settings.trial_speeds)
+        ]
+        for i, k in enumerate(walkers):
+            at_speeds = [checks[i] for checks in per_speed]
+            walks = all(walked(c) for c in at_speeds)
+            check = min(at_speeds, key=lambda c: (walked(c), c.simulated_time))
             st.unperturbed_checks.append(
                 {
                     "generation": st.generation,
@@ -1291,7 +1309,12 @@ class Optimization:
                 "jitter": s.trial_jitter,
                 "groups": list(s.trial_groups),  # []: every group
                 "directions": s.trial_directions,
-                **({"speeds": [s.speed * f for f in s.trial_speeds]} if s.trial_speeds else {}),
+                # each trial's target speed, the candidate's own first (as objectives and times)
+                **(
+                    {"speeds": [s.speed, *(round(s.speed * f, 12) for f in s.trial_speeds)]}
+                    if s.trial_speeds
+                    else {}
+                ),
                 "objectives": st.best_result.trial_scores,
                 "simulated_times": st.best_result.trial_times,
             }

@@ -482,14 +482,20 @@ class Experiment:
     @staticmethod
     def _check_stop_terms(stages: tuple, objective: str, err, generated: int) -> None:
         """Each stage's stop_when_met names terms of the objective that have a threshold, and the
-        stage does not also stop when walking (an error names aid_steps for a generated step: its
-        values are written there)."""
+        stage does not also stop when walking; its trial_speeds has one factor per further trial
+        (an error names aid_steps for a generated step: its values are written there)."""
 
         def written(i):
             return "aid_steps" if i < generated else stage_key(i, generated)
 
         loaded = None
         for i, stage in enumerate(stages):
+            if stage.trial_speeds and len(stage.trial_speeds) != stage.trials - 1:
+                raise err(
+                    f"{written(i)}.trial_speeds",
+                    f"one factor per further trial: trials {stage.trials} needs {stage.trials - 1}, "
+                    f"got {len(stage.trial_speeds)}",
+                )
             if not stage.stop_when_met:
                 continue
             if stage.stop_when_walking:
