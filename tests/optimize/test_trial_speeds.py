@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_trials import Recording
+from test_trials import Recording, run_recorded
 
 from musclewalk.optimize.driver import Optimization, OptimizationError
 from musclewalk.optimize.evaluate import EvaluationResult
@@ -32,14 +32,9 @@ class SpeedRecording(Recording):
 
 
 def run_speeds(small_settings, out, monkeypatch, calls, generations, resume=False, **settings):
-    import musclewalk.optimize.driver as driver
-
-    terms = driver.Objective.load("geijtenbeek2013").term_names
-    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: SpeedRecording(calls, terms))
-    opt = Optimization(small_settings(generations=generations, seed=5, **settings), out, resume=resume,
-                       progress=False)  # fmt: skip
-    opt.run()
-    return opt
+    return run_recorded(
+        small_settings, out, monkeypatch, calls, generations, resume, SpeedRecording, **settings
+    )
 
 
 SPEEDS = dict(trials=3, trial_speeds=(1.05, 1.1), trial_jitter=0.0, elitist=True)

@@ -119,11 +119,13 @@ class Recording:
         pass
 
 
-def run_recorded(small_settings, out, monkeypatch, calls, generations, resume=False, **settings):
+def run_recorded(
+    small_settings, out, monkeypatch, calls, generations, resume=False, evaluator=Recording, **settings
+):
     import musclewalk.optimize.driver as driver
 
     terms = driver.Objective.load("geijtenbeek2013").term_names
-    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: Recording(calls, terms))
+    monkeypatch.setattr(driver, "make_evaluator", lambda *a, **k: evaluator(calls, terms))
     opt = Optimization(small_settings(generations=generations, seed=5, **settings), out, resume=resume,
                        progress=False)  # fmt: skip
     opt.run()
