@@ -88,6 +88,7 @@ from .task import (
     Task,
     TaskError,
     generation_seed,
+    positive_number,
     trial_signs,
     valid_stop_when_walking,
 )
@@ -227,7 +228,7 @@ class Settings:
                 f"trial_directions: expected {' or '.join(TRIAL_DIRECTIONS)}, got {self.trial_directions!r}"
             )
         factors = self.trial_speeds
-        if not isinstance(factors, (tuple, list)) or not all(_positive_number(f) for f in factors):
+        if not isinstance(factors, (tuple, list)) or not all(positive_number(f) for f in factors):
             raise OptimizationError(f"trial_speeds: expected a list of numbers > 0, got {factors!r}")
         if factors and len(factors) != self.trials - 1:
             raise OptimizationError(
@@ -334,11 +335,6 @@ RESULT_SETTINGS = (
     "trial_speeds",
     "elitist",
 )
-
-
-def _positive_number(value) -> bool:
-    number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return number and math.isfinite(value) and value > 0
 
 
 def trial_group_set(groups) -> tuple:

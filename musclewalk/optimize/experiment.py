@@ -140,6 +140,7 @@ from .task import (
     WALKING_UNPERTURBED,
     Task,
     TaskError,
+    positive_number,
     task_files,
     valid_stop_when_walking,
 )
@@ -813,10 +814,7 @@ class Experiment:
             elif kind == "directions":
                 ok = value in TRIAL_DIRECTIONS
             elif kind == "factors":
-                ok = isinstance(value, list) and all(
-                    isinstance(f, (int, float)) and not isinstance(f, bool) and math.isfinite(f) and f > 0
-                    for f in value
-                )
+                ok = isinstance(value, list) and all(positive_number(f) for f in value)
             elif kind is int:
                 ok = isinstance(value, int) and not isinstance(value, bool) and value >= 1
             elif kind == "count":

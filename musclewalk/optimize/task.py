@@ -83,6 +83,12 @@ MERGED_SECTIONS = (*STREAMS, "assist", "termination")
 PAPER_MAX_HEADING_ERROR = round(math.degrees(MAX_HEADING_ERROR), 9)  # deg, the paper's heading rule
 
 
+def positive_number(value) -> bool:
+    """A finite number above 0, not a bool (a trial_speeds factor)."""
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return number and math.isfinite(value) and value > 0
+
+
 def valid_stop_when_walking(value) -> bool:
     """A stage's stop rule: true, false or WALKING_UNPERTURBED."""
     return isinstance(value, bool) or value == WALKING_UNPERTURBED
