@@ -47,7 +47,10 @@ its k-th factor (its start scaled with it, as every start is), so that a candida
 only when it also walks at the faster or slower targets: a target-speed continuation needs walkers
 that take the next stage's speed, which walkers optimized at one speed do not (moved by 2.5 % they
 fall within 1.5 s; docs/getting-creatures-to-walk.md). With trial_jitter 0 those trials are the
-candidate itself, and the objective is deterministic.
+candidate itself, and the objective is deterministic. A trial's speed is the product rounded to
+12 digits (`trial_speed`: 1.75 x 1.05 is 1.8375, not 1.8375000000000001), the number best.json
+and log.txt give, so that `simulate --speed` with it re-simulates that trial: on error-controlled
+steps a walker can walk 10 s at one of the two and fall after 5 s at the other.
 """
 
 from __future__ import annotations
@@ -102,6 +105,12 @@ MAX_DURATION = 600.0  # s of t_max: longer is a typo, not an experiment
 FAILURE_LOG = 200  # failed evaluations kept with their reason (all are counted)
 UNPERTURBED_CHECKS = 2  # stop_when_walking "unperturbed": a generation's walkers simulated again
 # without perturbations, best first (an extra evaluation each)
+
+
+def trial_speed(speed: float, factor: float) -> float:
+    """The target speed (m/s) of a trial at ``factor`` times ``speed`` (Settings.trial_speeds),
+    rounded to 12 digits: the decimal a user types back into `simulate --speed` (module doc)."""
+    return round(speed * factor, 12)
 
 
 class OptimizationError(ValueError):
@@ -257,7 +266,7 @@ class Settings:
             task = self.scenario_task()
             for factor in (1.0, *self.trial_speeds):
                 try:
-                    task.check_run(self.speed * factor, self.duration)
+                    task.check_run(trial_speed(self.speed, factor), self.duration)
                 except TaskError as exc:
                     if factor == 1.0:
                         raise
@@ -1058,7 +1067,7 @@ class Optimization:
             seed = self.perturbation_seed(generation, k)
             task = self._task_under(seed)
             if s.trial_speeds:
-                task = dataclasses.replace(task, speed=s.speed * s.trial_speeds[k - 1])
+                task = dataclasses.replace(task, speed=trial_speed(s.speed, s.trial_speeds[k - 1]))
             if s.trial_jitter > 0:
                 signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
                 moved = [self._trial_values(x, signs) for x in X]
@@ -1146,7 +1155,9 @@ class Optimization:
         values = [self._values(X[k]) for k in walkers]
         # with trial_speeds at each trial's speed: the walker must walk unperturbed at all of them
         per_speed = [
-            evaluator.map(dataclasses.replace(unperturbed, speed=self.settings.speed * factor), values)
+            evaluator.map(
+                dataclasses.replace(unperturbed, speed=trial_speed(self.settings.speed, factor)), values
+            )
             for factor in (1.0, *self.settings.trial_speeds)
         ]
         for i, k in enumerate(walkers):
@@ -1307,7 +1318,7 @@ class Optimization:
                 "directions": s.trial_directions,
                 # each trial's target speed, the candidate's own first (as objectives and times)
                 **(
-                    {"speeds": [s.speed, *(round(s.speed * f, 12) for f in s.trial_speeds)]}
+                    {"speeds": [s.speed, *(trial_speed(s.speed, f) for f in s.trial_speeds)]}
                     if s.trial_speeds
                     else {}
                 ),
@@ -1326,7 +1337,7 @@ class Optimization:
         which = f" of the {', '.join(s.trial_groups)} parameters" if s.trial_groups else ""
         drawn = "once for the run" if s.trial_directions == TRIALS_FIXED else "per generation"
         speeds = (
-            " at target speeds " + ", ".join(f"{s.speed * f:g}" for f in s.trial_speeds) + " m/s"
+            " at target speeds " + ", ".join(f"{trial_speed(s.speed, f)!r}" for f in s.trial_speeds) + " m/s"
             if s.trial_speeds
             else ""
         )
