@@ -109,8 +109,9 @@ UNPERTURBED_CHECKS = 2  # stop_when_walking "unperturbed": a generation's walker
 
 def trial_speed(speed: float, factor: float) -> float:
     """The target speed (m/s) of a trial at ``factor`` times ``speed`` (Settings.trial_speeds),
-    rounded to 12 digits: the decimal a user types back into `simulate --speed` (module doc)."""
-    return round(speed * factor, 12)
+    rounded to 12 digits: the decimal a user types back into `simulate --speed` (module doc);
+    ``speed`` itself at factor 1, as the candidate's own trial runs."""
+    return speed if factor == 1.0 else round(speed * factor, 12)
 
 
 class OptimizationError(ValueError):

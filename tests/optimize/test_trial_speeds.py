@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from test_trials import Recording, run_recorded
 
-from musclewalk.optimize.driver import Optimization, OptimizationError
+from musclewalk.optimize.driver import Optimization, OptimizationError, trial_speed
 from musclewalk.optimize.evaluate import EvaluationResult
 from musclewalk.optimize.experiment import Experiment, ExperimentError
 from musclewalk.optimize.runs import stage_settings
@@ -195,3 +195,9 @@ def test_an_experiment_file_with_a_wrong_factor_count_is_refused_when_loaded(tmp
         ExperimentError, match=r"stages\[0\]\.trial_speeds: one factor per further trial: trials 3 needs 2"
     ):
         Experiment.load(path)
+
+
+def test_a_trial_speed_is_the_decimal_a_user_types_back():
+    assert 1.75 * 1.05 != 1.8375 and trial_speed(1.75, 1.05) == 1.8375
+    assert trial_speed(1.75, 1.1) == 1.925
+    assert trial_speed(1 / 3, 1.0) == 1 / 3  # the candidate's own trial: its speed unrounded
