@@ -265,9 +265,9 @@ class Settings:
             raise OptimizationError(f"task: expected a task name or a .yaml file, got {self.task!r}")
         try:
             task = self.scenario_task()
-            for factor in (1.0, *self.trial_speeds):
+            for factor, speed in zip((1.0, *self.trial_speeds), self.target_speeds):
                 try:
-                    task.check_run(trial_speed(self.speed, factor), self.duration)
+                    task.check_run(speed, self.duration)
                 except TaskError as exc:
                     if factor == 1.0:
                         raise
@@ -299,6 +299,12 @@ class Settings:
             parse_overrides(self.parameters)
         except OverrideError as exc:
             raise OptimizationError(str(exc)) from None
+
+    @property
+    def target_speeds(self) -> list[float]:
+        """Each trial's target speed (m/s), the candidate's own first: ``speed`` alone without
+        trial_speeds."""
+        return [trial_speed(self.speed, f) for f in (1.0, *self.trial_speeds)]
 
     def scenario_task(self) -> Task:
         """The run's task: from its stored definition (a started run), else from its file.
@@ -1068,7 +1074,7 @@ class Optimization:
             seed = self.perturbation_seed(generation, k)
             task = self._task_under(seed)
             if s.trial_speeds:
-                task = dataclasses.replace(task, speed=trial_speed(s.speed, s.trial_speeds[k - 1]))
+                task = dataclasses.replace(task, speed=s.target_speeds[k])
             if s.trial_jitter > 0:
                 signs = trial_signs(s.seed, directions, k, len(self.space)) * self._trial_mask
                 moved = [self._trial_values(x, signs) for x in X]
@@ -1156,10 +1162,8 @@ class Optimization:
         values = [self._values(X[k]) for k in walkers]
         # with trial_speeds at each trial's speed: the walker must walk unperturbed at all of them
         per_speed = [
-            evaluator.map(
-                dataclasses.replace(unperturbed, speed=trial_speed(self.settings.speed, factor)), values
-            )
-            for factor in (1.0, *self.settings.trial_speeds)
+            evaluator.map(dataclasses.replace(unperturbed, speed=speed), values)
+            for speed in self.settings.target_speeds
         ]
         for i, k in enumerate(walkers):
             at_speeds = [checks[i] for checks in per_speed]
@@ -1318,11 +1322,7 @@ class Optimization:
                 "groups": list(s.trial_groups),  # []: every group
                 "directions": s.trial_directions,
                 # each trial's target speed, the candidate's own first (as objectives and times)
-                **(
-                    {"speeds": [s.speed, *(trial_speed(s.speed, f) for f in s.trial_speeds)]}
-                    if s.trial_speeds
-                    else {}
-                ),
+                **({"speeds": s.target_speeds} if s.trial_speeds else {}),
                 "objectives": st.best_result.trial_scores,
                 "simulated_times": st.best_result.trial_times,
             }
@@ -1338,7 +1338,7 @@ class Optimization:
         which = f" of the {', '.join(s.trial_groups)} parameters" if s.trial_groups else ""
         drawn = "once for the run" if s.trial_directions == TRIALS_FIXED else "per generation"
         speeds = (
-            " at target speeds " + ", ".join(f"{trial_speed(s.speed, f)!r}" for f in s.trial_speeds) + " m/s"
+            " at target speeds " + ", ".join(f"{v!r}" for v in s.target_speeds[1:]) + " m/s"
             if s.trial_speeds
             else ""
         )
