@@ -104,6 +104,7 @@ def _cmd_simulate(args):
     if args.speed is None:
         args.speed = _speed_of_params(args.params)
     pushes = _simulate_options(args)
+    speed_change = _speed_change(args)
     assist = Assist(args.assist_upright, args.assist_support, hold_heading=not args.assist_free_heading)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
     meta = check_model(args.model)
@@ -129,8 +130,9 @@ def _cmd_simulate(args):
             terminate=not args.no_terminate,
             assist=assist if assist else None,
             max_heading_error_deg=args.max_heading_error,
+            speed_change=speed_change,
         )
-        terrain = _terrain(args)
+        terrain = _terrain(args, scenario.top_speed)
     sim, result = simulate(
         args.model,
         scenario,
@@ -177,6 +179,7 @@ _SCENARIO_OPTIONS = {
     "assist_free_heading": False,
     "max_heading_error": 45.0,
     "control_interval": CONTROL_INTERVAL,
+    "speed_change": None,
 }
 
 
@@ -278,14 +281,28 @@ def _push(spec: str):
         raise UsageError(f"--push: {exc}") from None
 
 
-def _terrain(args):
-    """--terrain-slope: ramps long enough for the run (None: flat ground)."""
+def _speed_change(args):
+    """--speed-change START,DURATION,FACTOR: the target speed changing within the run
+    (sim.scenario.SpeedChange.parse; None without it)."""
+    if args.speed_change is None:
+        return None
+    from .sim.scenario import SpeedChange
+
+    try:
+        return SpeedChange.parse(args.speed_change)
+    except ValueError as exc:
+        raise UsageError(f"--speed-change: {exc}") from None
+
+
+def _terrain(args, top_speed: float):
+    """--terrain-slope: ramps long enough for the run up to its highest target speed (None:
+    flat ground)."""
     if args.terrain_slope is None:
         return None
     from .sim.terrain import RampTerrain
 
     try:
-        return RampTerrain.for_run(args.terrain_slope, args.speed, args.duration, seed=args.seed)
+        return RampTerrain.for_run(args.terrain_slope, top_speed, args.duration, seed=args.seed)
     except ValueError as exc:
         reason = str(exc).removeprefix("terrain slope: ")
         raise UsageError(f"--terrain-slope: {reason}") from None
@@ -781,10 +798,18 @@ def _add_simulate_command(sub) -> None:
         "assist.hold_heading: false",
     )
     s.add_argument(
+        "--speed-change",
+        metavar="START,DURATION,FACTOR",
+        help="the target speed changes within the run, beyond the paper (a task's speed_change): "
+        "it holds --speed until START s, then moves linearly to FACTOR x --speed over DURATION s "
+        "(0: a step) and holds there",
+    )
+    s.add_argument(
         "--as-scored",
         action="store_true",
         help="simulate what the --params best.json was scored under: its task (balance aid, pushes, "
-        "turns, terrain, heading rule; the task_definition in it or in the settings.json beside it) "
+        "turns, terrain, heading rule, speed change; the task_definition in it or in the "
+        "settings.json beside it) "
         "with its generation's perturbations (perturbation_seed); --speed and --duration default "
         "to the best's; no other scenario option",
     )

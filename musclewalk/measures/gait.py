@@ -31,7 +31,7 @@ class MeasureContext:
 
     body_mass: float  # kg
     dt: float  # control interval, s
-    target_speed: float  # m/s
+    target_speed: float  # m/s, at the start
     heading_at: Callable[[float], float]
     head_body: int  # index of the head body (the trunk when there is none)
     head_offset: np.ndarray  # head point in the head body's frame, m
@@ -44,6 +44,18 @@ class MeasureContext:
     lower_leg_bodies: tuple[int, int] | None = None
     knee0: float = 0.0  # rad, knee flexion of the bodies' frames in the base pose (ControlModel)
     shared: dict = field(default_factory=dict)  # per-run records the measures share (CycleRecord)
+    # the target speed at a time and the distance it covers between two, when it changes within
+    # the run (Scenario.speed_change); None: target_speed throughout
+    speed_at: Callable[[float], float] | None = None
+    distance_between: Callable[[float, float], float] | None = None
+
+    def target_speed_at(self, t: float) -> float:
+        return self.target_speed if self.speed_at is None else self.speed_at(t)
+
+    def target_distance(self, t0: float, t1: float) -> float:
+        if self.distance_between is None:
+            return self.target_speed * (t1 - t0)
+        return self.distance_between(t0, t1)
 
     @classmethod
     def from_simulator(cls, sim, scenario) -> "MeasureContext":
@@ -69,6 +81,8 @@ class MeasureContext:
             upper_leg_bodies=tuple(cm.upper_body),
             lower_leg_bodies=tuple(cm.lower_body),
             knee0=float(cm.knee0),
+            speed_at=scenario.speed_at if scenario.speed_change else None,
+            distance_between=scenario.target_distance if scenario.speed_change else None,
         )
 
 
@@ -134,7 +148,7 @@ class SpeedError(Measure):
         if len(self.initiations) >= 2:
             (t0, p0), (t1, p1) = self.initiations[-2], self.initiations[-1]
             self.v_base = (p1 - p0) / max(t1 - t0, sample.t - t1, 1e-9)
-        return abs(1.0 - self.v_base / self.context.target_speed)
+        return abs(1.0 - self.v_base / self.context.target_speed_at(sample.t))
 
 
 class SpeedErrorFromStart(SpeedError):
@@ -194,7 +208,8 @@ class ProgressShortfall(Measure):
             self.start = sample.t
         elapsed = sample.t - self.start
         if elapsed > 0.0:
-            shortfall = min(1.0, max(0.0, 1.0 - self.distance / (self.context.target_speed * elapsed)))
+            target = self.context.target_distance(self.start, sample.t)
+            shortfall = min(1.0, max(0.0, 1.0 - self.distance / target))
         else:
             shortfall = 1.0
         self.distance += float(sample.sensors.com_vel @ sample.forward) * self.context.dt
@@ -215,7 +230,7 @@ class DistanceShortfall(Measure):
     after_termination = 1.0
 
     def value(self, sample):
-        return 1.0 - float(sample.sensors.com_vel @ sample.forward) / self.context.target_speed
+        return 1.0 - float(sample.sensors.com_vel @ sample.forward) / self.context.target_speed_at(sample.t)
 
 
 class HeadOrientationError(Measure):
@@ -242,7 +257,7 @@ class HeadVelocityError(Measure):
         c, s = self.context, sample.sensors
         r = s.body_R[c.head_body] @ c.head_offset
         v_head = s.body_vel[c.head_body] + np.cross(s.body_omega[c.head_body], r)
-        return float(np.linalg.norm(c.target_speed * sample.forward - v_head))
+        return float(np.linalg.norm(c.target_speed_at(sample.t) * sample.forward - v_head))
 
 
 class FootSlide(Measure):
@@ -294,7 +309,7 @@ class MetabolicCostPerTargetDistance(MetabolicRatePerKg):
     name, unit = "metabolic_cost_per_target_distance", "J/(kg m)"
 
     def value(self, sample):
-        return super().value(sample) / self.context.target_speed
+        return super().value(sample) / self.context.target_speed_at(sample.t)
 
 
 class CubedActivation(Measure):
@@ -634,7 +649,7 @@ def dynamically_similar_step_frequency(speed: float, hip_height: float) -> float
 class StepFrequencyError(Measure):
     """|f / f_similar - 1|: the step frequency f, 1 / max(t_k - t_k-1, t - t_k) over the last two
     touch-downs of alternating feet (as the speed measure's steps: it falls while no new step
-    comes), relative to the dynamically similar one at the target speed (leg length as hip height,
+    comes), relative to the dynamically similar one at the target speed at the time (leg length as hip height,
     `dynamically_similar_step_frequency`); 0 until two touch-downs. Beyond the paper: a gait
     that minimizes speed error and effort may take short, fast steps (the paper-objective Human
     walks 1.3 m/s at 146-173 steps per minute where humans take about 120)."""
@@ -654,7 +669,12 @@ class StepFrequencyError(Measure):
             return 0.0
         t0, t1 = self.touch_downs
         frequency = 1.0 / max(t1 - t0, sample.t - t1, 1e-9)
-        return abs(frequency / self.similar - 1.0)
+        similar = self.similar
+        if self.context.speed_at is not None:
+            similar = dynamically_similar_step_frequency(
+                self.context.target_speed_at(sample.t), self.context.leg_length
+            )
+        return abs(frequency / similar - 1.0)
 
 
 class JointLimitTorque(Measure):

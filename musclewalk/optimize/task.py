@@ -27,6 +27,11 @@ metre. Format (every key optional; the format is also documented in models/READM
                                 # heading, M g L per rad
       support: 0.2              # constant upward force, a fraction of body weight
       hold_heading: true        # false: the upright torque leaves the yaw free (default true)
+    speed_change:               # the target speed changing within the run (scenario.SpeedChange),
+                                # beyond the paper; absent: the speed throughout
+      start: 2                  # s: the target holds the run's speed until then
+      duration: 6               # s: and moves linearly to factor x speed over this (0: a step)
+      factor: 1.1               # the target after the change, times the run's speed
     termination:                # the paper's early-termination rules (§5), tightened; absent: as
                                 # the paper has them
       max_heading_error: 20     # deg: the trunk heading's largest error before the run ends
@@ -56,7 +61,7 @@ from ..constants import CONTROL_INTERVAL
 from ..io_checks import extended_file, read_json_object, read_yaml
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.template import models_dir
-from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario
+from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario, SpeedChange
 from ..sim.termination import MAX_HEADING_ERROR
 from ..sim.terrain import MAX_LENGTH, RampTerrain
 
@@ -74,12 +79,13 @@ TOP_KEYS = (
     "terrain",
     "assist",
     "termination",
+    "speed_change",
     "extends",
 )
 # the perturbation sections: the independent random streams of one perturbation seed (SeedSequence
 # spawn keys), each merged key by key over an extended task's
 STREAMS = ("heading", "pushes", "terrain")
-MERGED_SECTIONS = (*STREAMS, "assist", "termination")
+MERGED_SECTIONS = (*STREAMS, "assist", "termination", "speed_change")
 PAPER_MAX_HEADING_ERROR = round(math.degrees(MAX_HEADING_ERROR), 9)  # deg, the paper's heading rule
 
 
@@ -182,6 +188,7 @@ class Task:
     terrain: Terrain | None = None
     assist: Assist | None = None
     max_heading_error: float = PAPER_MAX_HEADING_ERROR  # deg (termination.max_heading_error)
+    speed_change: SpeedChange | None = None
     source: str = ""  # the file (or checkpoint) it was read from
 
     @property
@@ -191,14 +198,15 @@ class Task:
 
     @property
     def eased_or_perturbed(self) -> bool:
-        """Whether evaluations differ from plain straight walking on flat ground: random
-        perturbations or a balance aid (what stop_when_walking "unperturbed" takes away)."""
-        return self.randomized or self.assist is not None
+        """Whether evaluations differ from plain straight walking on flat ground at a constant
+        target speed: random perturbations, a balance aid or a speed change (what
+        stop_when_walking "unperturbed" takes away)."""
+        return self.randomized or self.assist is not None or self.speed_change is not None
 
     def as_dict(self) -> dict:
         """Plain data, as a checkpoint keeps it (Task.from_dict reads it back); the termination
-        section only when it differs from the paper's (the checkpoints of runs before it stay
-        equal to their files)."""
+        section only when it differs from the paper's and the speed change only when there is one
+        (the checkpoints of runs before them stay equal to their files)."""
         data = {
             "description": self.description,
             "speed": self.speed,
@@ -211,6 +219,8 @@ class Task:
         }
         if self.max_heading_error != PAPER_MAX_HEADING_ERROR:
             data["termination"] = {"max_heading_error": self.max_heading_error}
+        if self.speed_change is not None:
+            data["speed_change"] = self.speed_change.as_dict()
         return data
 
     def at_aid_level(self, level: float) -> "Task":
@@ -248,6 +258,8 @@ class Task:
         if self.terrain:
             parts.append(f"1 m ramps within +-{self.terrain.max_slope:g} deg")
         aid = f"; {self.assist.describe()}" if self.assist else ""
+        if self.speed_change is not None:
+            aid += f"; {self.speed_change.describe()}"
         if self.max_heading_error != PAPER_MAX_HEADING_ERROR:
             aid += (
                 f"; ends when the trunk heading is more than {self.max_heading_error:g} deg off "
@@ -264,7 +276,8 @@ class Task:
         """TaskError when the task cannot be simulated at ``speed`` for ``duration`` (more ramps
         than RampTerrain allows)."""
         if self.terrain is not None:
-            length = RampTerrain.run_length(speed, duration)
+            top = speed * (self.speed_change.top_factor() if self.speed_change else 1.0)
+            length = RampTerrain.run_length(top, duration)
             if length > MAX_LENGTH:
                 raise TaskError(
                     f"{self.source}: terrain: {length:g} m of ramps for {speed:g} m/s over "
@@ -288,6 +301,7 @@ class Task:
                 control_interval=control_interval,
                 assist=self.assist,
                 max_heading_error=math.radians(self.max_heading_error),
+                speed_change=self.speed_change,
             )
             return scenario, None
         if seed is None:
@@ -305,10 +319,13 @@ class Task:
             control_interval=control_interval,
             assist=self.assist,
             max_heading_error_deg=self.max_heading_error,
+            speed_change=self.speed_change,
         )
         terrain = None
         if self.terrain is not None:
-            terrain = RampTerrain.for_run(self.terrain.max_slope, speed, duration, seed=seeds["terrain"])
+            terrain = RampTerrain.for_run(
+                self.terrain.max_slope, scenario.top_speed, duration, seed=seeds["terrain"]
+            )
         return scenario, terrain
 
     # ------------------------------------------------------------------ reading
@@ -352,6 +369,7 @@ class Task:
             terrain=_terrain(read),
             assist=_assist(read),
             max_heading_error=_max_heading_error(read),
+            speed_change=_speed_change(read),
             source=source,
         )
 
@@ -579,4 +597,18 @@ def _max_heading_error(read: _Reader) -> float:
         raw.get("max_heading_error", PAPER_MAX_HEADING_ERROR),
         high=180.0,
         unit=" (deg)",
+    )
+
+
+def _speed_change(read: _Reader) -> SpeedChange | None:
+    raw = read.section("speed_change", ("start", "duration", "factor"))
+    if raw is None:
+        return None
+    for key in ("start", "duration", "factor"):
+        if key not in raw:
+            raise read.err(f"speed_change.{key}", "required (start s, duration s, factor)")
+    return SpeedChange(
+        start=read.number("speed_change.start", raw["start"], strict=False, unit=" (s)"),
+        duration=read.number("speed_change.duration", raw["duration"], strict=False, unit=" (s)"),
+        factor=read.number("speed_change.factor", raw["factor"], unit=" (times the run's speed)"),
     )

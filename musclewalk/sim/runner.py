@@ -102,6 +102,7 @@ class SimulationResult:
             "displacement": float(np.linalg.norm((self.final_com - self.initial_com)[[0, 2]])),
             "mean_forward_speed": distance / self.simulated_time if self.simulated_time > 0 else 0.0,
             "target_speed": scenario.speed,
+            **({"speed_change": scenario.speed_change.as_dict()} if scenario.speed_change else {}),
             "control_interval": scenario.control_interval,
             "steps": self.steps,
             "wall_time": self.wall_time,
@@ -155,7 +156,10 @@ class Simulator:
             raise ValueError("scenario control interval differs from the simulator's")
         controller_params, init_params = self.split(params)
         controller = Controller(
-            self.control_model, controller_params, speed=scenario.speed, heading=scenario.heading
+            self.control_model,
+            controller_params,
+            speed=scenario.speed_at if scenario.speed_change else scenario.speed,
+            heading=scenario.heading,
         )
         coords, speeds = initial_coordinates(init_params, scenario.speed, self.meta.leg_length)
         state = self.engine.initial_state(coords, speeds)

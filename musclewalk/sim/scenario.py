@@ -146,6 +146,73 @@ class Assist:
         )
 
 
+@dataclass(frozen=True)
+class SpeedChange:
+    """A change of the target speed within a run, beyond the paper, which keeps the target speed
+    of eq. 34 fixed per optimization and names speed transitions as future work (§8): the target
+    holds the run's speed until ``start`` (s), moves linearly to ``factor`` times it over
+    ``duration`` (s; 0: a step) and holds there. Everything that reads the target speed reads it
+    at the time: the controller's target features (§4.2) and the measures (eqs. 34, 36)."""
+
+    start: float
+    duration: float
+    factor: float
+
+    @classmethod
+    def parse(cls, spec: str) -> SpeedChange:
+        """From ``"START,DURATION,FACTOR"`` (s, s, 1). ValueError (without the option's name) for
+        anything else."""
+        try:
+            start, duration, factor = (float(v) for v in spec.split(","))
+        except ValueError:
+            raise ValueError(f"expected START,DURATION,FACTOR (s, s, 1), got {spec!r}") from None
+        change = cls(start, duration, factor)
+        change.validate()
+        return change
+
+    def validate(self) -> None:
+        ok = all(math.isfinite(v) for v in (self.start, self.duration, self.factor))
+        if not (ok and self.start >= 0 and self.duration >= 0 and self.factor > 0):
+            raise ValueError(
+                "expected START >= 0 s, DURATION >= 0 s and FACTOR > 0, got "
+                f"{self.start!r}, {self.duration!r}, {self.factor!r}"
+            )
+
+    def progress(self, t: float) -> float:
+        """How far the change has gone at ``t``: 0 before it, 1 after."""
+        if t <= self.start:
+            return 0.0
+        if t >= self.start + self.duration:
+            return 1.0
+        return (t - self.start) / self.duration
+
+    def speed_at(self, speed: float, t: float) -> float:
+        return speed * (1.0 + (self.factor - 1.0) * self.progress(t))
+
+    def distance(self, speed: float, t0: float, t1: float) -> float:
+        """The distance the target covers from ``t0`` to ``t1`` (the integral of speed_at)."""
+
+        def covered(t: float) -> float:  # from time 0
+            before = min(t, self.start)
+            ramp = min(max(t - self.start, 0.0), self.duration)
+            after = max(t - self.start - self.duration, 0.0)
+            ramp_mean = 1.0 + 0.5 * (self.factor - 1.0) * (ramp / self.duration if ramp else 0.0)
+            return speed * (before + ramp * ramp_mean + after * self.factor)
+
+        return covered(t1) - covered(t0)
+
+    def top_factor(self) -> float:
+        return max(1.0, self.factor)
+
+    def as_dict(self) -> dict:
+        return {"start": self.start, "duration": self.duration, "factor": self.factor}
+
+    def describe(self, speed: float | None = None) -> str:
+        to = f"{speed * self.factor:g} m/s ({self.factor:g} x)" if speed else f"{self.factor:g} x the speed"
+        over = f"over {self.duration:g} s" if self.duration > 0 else "at once"
+        return f"the target speed changes to {to} from {self.start:g} s {over}"
+
+
 @dataclass
 class HeadingPath:
     """Target heading as a function of time: constant, or random turns at a fixed turning
@@ -230,6 +297,7 @@ class Scenario:
     # the heading rule's limit, rad: the paper's 45 degrees, or tighter for a task whose balance
     # aid leaves the heading to the walker (Task.max_heading_error)
     max_heading_error: float = MAX_HEADING_ERROR
+    speed_change: SpeedChange | None = None  # beyond the paper: a target speed that changes
 
     @classmethod
     def for_run(
@@ -249,6 +317,7 @@ class Scenario:
         terminate: bool = True,
         assist: Assist | None = None,
         max_heading_error_deg: float = math.degrees(MAX_HEADING_ERROR),
+        speed_change: SpeedChange | None = None,
     ) -> Scenario:
         """The validated scenario of one run as `musclewalk simulate` describes it: target
         ``speed`` (m/s) for ``duration`` (s); the target heading starts at ``heading_deg`` and,
@@ -256,7 +325,8 @@ class Scenario:
         every ``turn_hold`` s within ``turn_max_change_deg`` of the current heading); ``pushes``
         followed by ``n_random_pushes`` random ones of ``push_magnitude`` N (random_pushes,
         ``seed``); the paper's termination rules unless ``terminate`` is False, the heading rule
-        firing beyond ``max_heading_error_deg``. ValueError names the first bad value."""
+        firing beyond ``max_heading_error_deg``; ``speed_change``: the target speed changing
+        within the run (SpeedChange). ValueError names the first bad value."""
         pushes = list(pushes)
         if n_random_pushes:
             pushes += random_pushes(n_random_pushes, push_magnitude, seed)
@@ -277,6 +347,7 @@ class Scenario:
             terminate=terminate,
             assist=assist,
             max_heading_error=math.radians(max_heading_error_deg),
+            speed_change=speed_change,
         )
         scenario.validate()
         return scenario
@@ -294,12 +365,34 @@ class Scenario:
             raise ValueError(
                 f"max heading error: must be in (0, 180] deg, got {math.degrees(self.max_heading_error)!r}"
             )
+        if self.speed_change is not None:
+            try:
+                self.speed_change.validate()
+            except ValueError as exc:
+                raise ValueError(f"speed change: {exc}") from None
         if self.assist is not None:
             a = self.assist
             if not (math.isfinite(a.upright) and a.upright >= 0):
                 raise ValueError(f"assist upright: must be >= 0, got {a.upright!r}")
             if not (math.isfinite(a.support) and 0 <= a.support < 1):
                 raise ValueError(f"assist support: must be in [0, 1) of body weight, got {a.support!r}")
+
+    def speed_at(self, t: float) -> float:
+        """The target speed at ``t`` (m/s): ``speed``, or as the speed change moves it."""
+        if self.speed_change is None:
+            return self.speed
+        return self.speed_change.speed_at(self.speed, t)
+
+    def target_distance(self, t0: float, t1: float) -> float:
+        """The distance the target speed covers from ``t0`` to ``t1`` (m)."""
+        if self.speed_change is None:
+            return self.speed * (t1 - t0)
+        return self.speed_change.distance(self.speed, t0, t1)
+
+    @property
+    def top_speed(self) -> float:
+        """The highest target speed of the run (m/s)."""
+        return self.speed * (self.speed_change.top_factor() if self.speed_change else 1.0)
 
     def heading_at(self, t: float) -> float:
         return float(self.heading(t)) if callable(self.heading) else float(self.heading)

@@ -1,0 +1,188 @@
+"""A target speed that changes within a run (sim.scenario.SpeedChange, a task's speed_change,
+simulate --speed-change), beyond the paper: the target it gives at each time and the distance it
+covers, the measures that read it at the time, the task key that carries it into an optimization,
+and a real run whose controller follows it; a scenario without it, or with a change that changes
+nothing, simulates exactly as before."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+import yaml
+
+from musclewalk.cli import main
+from musclewalk.measures.gait import DistanceShortfall, MeasureContext, ProgressShortfall
+from musclewalk.optimize.task import Task, TaskError
+from musclewalk.sim.runner import Simulator
+from musclewalk.sim.scenario import Scenario, SpeedChange
+
+RAMP = SpeedChange(start=2.0, duration=4.0, factor=1.5)
+
+
+def test_the_target_holds_ramps_and_holds_again():
+    speeds = [RAMP.speed_at(2.0, t) for t in (0.0, 2.0, 3.0, 4.0, 6.0, 9.0)]
+    assert speeds == [2.0, 2.0, 2.25, 2.5, 3.0, 3.0]
+    step = SpeedChange(start=1.0, duration=0.0, factor=0.5)
+    assert [step.speed_at(2.0, t) for t in (0.5, 1.0, 1.0 + 1e-9, 5.0)] == [2.0, 2.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [RAMP, SpeedChange(0.0, 10.0, 0.8), SpeedChange(1.0, 0.0, 1.2), SpeedChange(3.0, 1.5, 1.0)],
+)
+@pytest.mark.parametrize("t0, t1", [(0.0, 10.0), (0.0, 2.5), (2.5, 7.0), (6.5, 8.0), (1.0, 1.0)])
+def test_the_distance_is_the_integral_of_the_target(change, t0, t1):
+    times = np.linspace(t0, t1, 200_001)
+    speeds = np.array([change.speed_at(1.7, t) for t in times])
+    numeric = float(np.sum((speeds[1:] + speeds[:-1]) / 2 * np.diff(times)))
+    assert change.distance(1.7, t0, t1) == pytest.approx(numeric, rel=1e-6, abs=1e-9)
+
+
+def test_a_scenario_without_a_change_is_its_constant_speed():
+    plain = Scenario(speed=1.3, duration=10.0)
+    assert plain.speed_at(7.0) == 1.3 and plain.top_speed == 1.3
+    assert plain.target_distance(0.5, 3.5) == 1.3 * (3.5 - 0.5)
+    ramp = Scenario(speed=2.0, duration=10.0, speed_change=RAMP)
+    assert ramp.speed_at(4.0) == 2.5 and ramp.top_speed == 3.0
+    assert Scenario(speed=2.0, duration=10.0, speed_change=SpeedChange(1, 1, 0.5)).top_speed == 2.0
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("2,4", "expected START,DURATION,FACTOR"),
+        ("a,4,1.1", "expected START,DURATION,FACTOR"),
+        ("-1,4,1.1", "START >= 0 s"),
+        ("1,-4,1.1", "DURATION >= 0 s"),
+        ("1,4,0", "FACTOR > 0"),
+        ("1,nan,1.1", "FACTOR > 0"),
+    ],
+)
+def test_a_bad_speed_change_is_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        SpeedChange.parse(spec)
+    assert SpeedChange.parse("2,4,1.5") == RAMP
+    with pytest.raises(ValueError, match="speed change: expected"):
+        Scenario(speed=1.0, duration=1.0, speed_change=SpeedChange(-1.0, 1.0, 1.0)).validate()
+
+
+# ------------------------------------------------------------------ the measures
+class Sample:
+    def __init__(self, t, forward_speed):
+        self.t = t
+        self.forward = np.array([1.0, 0.0, 0.0])
+        self.sensors = type("S", (), {"com_vel": np.array([forward_speed, 0.0, 0.0])})()
+
+
+def context(scenario):
+    c = MeasureContext.__new__(MeasureContext)
+    c.target_speed, c.dt = scenario.speed, 0.005
+    c.speed_at = scenario.speed_at if scenario.speed_change else None
+    c.distance_between = scenario.target_distance if scenario.speed_change else None
+    return c
+
+
+def test_a_walker_that_keeps_up_with_a_changing_target_falls_short_of_nothing():
+    """distance_shortfall reads the target at the time; progress_shortfall compares the distance
+    walked with the distance the target covered, not the start speed times the time."""
+    scenario = Scenario(speed=2.0, duration=10.0, speed_change=RAMP)
+    ctx = context(scenario)
+    distance, progress = (
+        DistanceShortfall.__new__(DistanceShortfall),
+        ProgressShortfall.__new__(ProgressShortfall),
+    )
+    distance.context = progress.context = ctx
+    progress.start, progress.distance = None, 0.0
+    values = []
+    for k in range(2000):
+        t = k * ctx.dt
+        sample = Sample(t, scenario.speed_at(t + ctx.dt / 2))  # the midpoint: exact distance per step
+        values.append((distance.value(sample), progress.value(sample)))
+    d, p = np.array(values).T
+    assert np.abs(d[1:]).max() < 1e-3  # the half-step lag of the midpoint speed on the ramp
+    assert p[1:].max() < 1e-9
+    # held at the start speed the walker falls behind on the ramp: 1 - 2 / 3 after it
+    stay = Sample(9.0, 2.0)
+    assert distance.value(stay) == pytest.approx(1.0 - 2.0 / 3.0)
+
+
+def test_without_a_change_the_context_reads_the_constant_as_before():
+    ctx = context(Scenario(speed=1.3, duration=10.0))
+    assert ctx.target_speed_at(5.0) == 1.3
+    assert ctx.target_distance(0.0, 2.345) == 1.3 * 2.345
+
+
+# ------------------------------------------------------------------ the task key
+def test_a_task_carries_the_change_into_every_scenario(tmp_path):
+    path = tmp_path / "faster.yaml"
+    path.write_text(
+        yaml.safe_dump({"description": "faster", "speed_change": {"start": 2, "duration": 4, "factor": 1.5}})
+    )
+    task = Task.load(path)
+    assert task.speed_change == RAMP and not task.randomized and task.eased_or_perturbed
+    assert task.as_dict()["speed_change"] == {"start": 2.0, "duration": 4.0, "factor": 1.5}
+    assert Task.from_dict(task.as_dict(), "faster").speed_change == RAMP
+    assert "the target speed changes to 1.5 x the speed from 2 s over 4 s" in task.summary()
+    assert task.scenario(1.2, 10.0)[0].speed_change == RAMP
+    pushed = Task.from_dict({"pushes": {"magnitude": 10}, "speed_change": RAMP.as_dict()}, "p")
+    assert pushed.scenario(1.2, 10.0, seed=3)[0].speed_change == RAMP
+    # none: no key, so the checkpoints of runs from before it stay equal to their files
+    assert "speed_change" not in Task.load("walk").as_dict() and not Task.load("walk").eased_or_perturbed
+
+
+@pytest.mark.parametrize(
+    "section, key",
+    [
+        ({"start": 2, "duration": 4}, "speed_change.factor"),
+        ({"start": -1, "duration": 4, "factor": 1.1}, "speed_change.start"),
+        ({"start": 1, "duration": 4, "factor": 0}, "speed_change.factor"),
+        ({"start": 1, "duration": "long", "factor": 1.1}, "speed_change.duration"),
+        ({"start": 1, "duration": 4, "factor": 1.1, "to": 2}, "speed_change.to"),
+        (1.1, "speed_change"),
+    ],
+)
+def test_a_bad_speed_change_in_a_task_names_file_and_key(tmp_path, section, key):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({"speed_change": section}))
+    with pytest.raises(TaskError) as info:
+        Task.load(path)
+    assert str(info.value).startswith(f"{path}: {key}: ")
+
+
+# ------------------------------------------------------------------ real runs
+@pytest.fixture(scope="module")
+def humanlegs(built_models):
+    return Simulator(built_models["HumanLegs"])
+
+
+def test_a_change_that_changes_nothing_is_the_plain_run_to_the_bit(humanlegs):
+    plain = humanlegs.run(Scenario(speed=1.3, duration=0.3))
+    same = humanlegs.run(Scenario(speed=1.3, duration=0.3, speed_change=SpeedChange(0.1, 0.1, 1.0)))
+    other = humanlegs.run(Scenario(speed=1.3, duration=0.3, speed_change=SpeedChange(0.05, 0.1, 1.5)))
+    np.testing.assert_array_equal(same.final_com, plain.final_com)
+    assert not np.array_equal(other.final_com, plain.final_com)
+
+
+def test_simulate_follows_the_change_and_records_it(built_models, tmp_path, capsys):
+    args = ["simulate", str(built_models["HumanLegs"]), "--speed", "1.2", "--duration", "0.2"]
+    out = tmp_path / "ramp"
+    assert main([*args, "--out", str(out), "--speed-change", "0.05,0.1,1.5"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["target_speed"] == 1.2
+    assert summary["speed_change"] == {"start": 0.05, "duration": 0.1, "factor": 1.5}
+    import pandas as pd
+
+    log = pd.read_csv(out / "controller.csv")
+    expected = [1.2 * (1 + 0.5 * min(max(t - 0.05, 0) / 0.1, 1)) for t in log["t"]]
+    np.testing.assert_allclose(log["target_speed"], expected, rtol=1e-12)
+    assert math.isclose(log["target_speed"].iloc[-1], 1.8)
+    capsys.readouterr()
+    bad = tmp_path / "bad"
+    assert main([*args, "--out", str(bad), "--speed-change", "0.05,0.1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--speed-change: expected START,DURATION,FACTOR" in err[0]
+    assert not bad.exists()
+    plain = tmp_path / "plain"
+    assert main([*args, "--out", str(plain)]) == 0
+    assert "speed_change" not in json.loads((plain / "summary.json").read_text())
