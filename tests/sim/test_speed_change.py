@@ -76,11 +76,19 @@ class Sample:
 
 
 def context(scenario):
-    c = MeasureContext.__new__(MeasureContext)
-    c.target_speed, c.dt = scenario.speed, 0.005
-    c.speed_at = scenario.speed_at if scenario.speed_change else None
-    c.distance_between = scenario.target_distance if scenario.speed_change else None
-    return c
+    return MeasureContext(
+        body_mass=70.0,
+        dt=0.005,
+        target_speed=scenario.speed,
+        heading_at=scenario.heading_at,
+        head_body=0,
+        head_offset=np.zeros(3),
+        head_base_R=np.eye(3),
+        muscle_mass=np.zeros(0),
+        contact_velocities=None,
+        speed_at=scenario.speed_at if scenario.speed_change else None,
+        distance_between=scenario.target_distance if scenario.speed_change else None,
+    )
 
 
 def test_a_walker_that_keeps_up_with_a_changing_target_falls_short_of_nothing():
@@ -88,12 +96,7 @@ def test_a_walker_that_keeps_up_with_a_changing_target_falls_short_of_nothing():
     walked with the distance the target covered, not the start speed times the time."""
     scenario = Scenario(speed=2.0, duration=10.0, speed_change=RAMP)
     ctx = context(scenario)
-    distance, progress = (
-        DistanceShortfall.__new__(DistanceShortfall),
-        ProgressShortfall.__new__(ProgressShortfall),
-    )
-    distance.context = progress.context = ctx
-    progress.start, progress.distance = None, 0.0
+    distance, progress = DistanceShortfall(ctx), ProgressShortfall(ctx)
     values = []
     for k in range(2000):
         t = k * ctx.dt
@@ -103,8 +106,7 @@ def test_a_walker_that_keeps_up_with_a_changing_target_falls_short_of_nothing():
     assert np.abs(d[1:]).max() < 1e-3  # the half-step lag of the midpoint speed on the ramp
     assert p[1:].max() < 1e-9
     # held at the start speed the walker falls behind on the ramp: 1 - 2 / 3 after it
-    stay = Sample(9.0, 2.0)
-    assert distance.value(stay) == pytest.approx(1.0 - 2.0 / 3.0)
+    assert distance.value(Sample(9.0, 2.0)) == pytest.approx(1.0 - 2.0 / 3.0)
 
 
 def test_without_a_change_the_context_reads_the_constant_as_before():
