@@ -649,8 +649,8 @@ def dynamically_similar_step_frequency(speed: float, hip_height: float) -> float
 class StepFrequencyError(Measure):
     """|f / f_similar - 1|: the step frequency f, 1 / max(t_k - t_k-1, t - t_k) over the last two
     touch-downs of alternating feet (as the speed measure's steps: it falls while no new step
-    comes), relative to the dynamically similar one at the target speed at the time (leg length as hip height,
-    `dynamically_similar_step_frequency`); 0 until two touch-downs. Beyond the paper: a gait
+    comes), relative to the dynamically similar one at the target speed of the moment (leg length
+    as hip height, `dynamically_similar_step_frequency`); 0 until two touch-downs. Beyond the paper: a gait
     that minimizes speed error and effort may take short, fast steps (the paper-objective Human
     walks 1.3 m/s at 146-173 steps per minute where humans take about 120)."""
 

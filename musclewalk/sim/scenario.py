@@ -149,7 +149,7 @@ class Assist:
 @dataclass(frozen=True)
 class SpeedChange:
     """A change of the target speed within a run, beyond the paper, which keeps the target speed
-    of eq. 34 fixed per optimization and names speed transitions as future work (§8): the target
+    of eq. 34 fixed per optimization and names speed transitions as future work (§7): the target
     holds the run's speed until ``start`` (s), moves linearly to ``factor`` times it over
     ``duration`` (s; 0: a step) and holds there. Everything that reads the target speed reads it
     at the time: the controller's target features (§4.2) and the measures (eqs. 34, 36)."""
