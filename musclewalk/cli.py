@@ -1011,7 +1011,8 @@ def _add_analyze_command(sub) -> None:
 def _add_robustness_command(sub) -> None:
     s = sub.add_parser(
         "robustness",
-        help="largest push, slope or turning rate an optimized controller survives (Table 4)",
+        help="largest push, slope or turning rate an optimized controller survives (Table 4), or "
+        "target speed change",
         description="The robustness protocol (README, 'Robustness protocol'). A trial simulates the run's "
         "controller (optimized.osim + best.json) at its speed for --duration s with the paper's "
         "termination rules; per seed the level goes --start, --start + --step, ... until the "
@@ -1022,13 +1023,15 @@ def _add_robustness_command(sub) -> None:
         "deg; fails as push. turn: the target heading turns at level deg/s toward random goals (a"
         " new one every 3 s within 60 deg); fails when a termination rule fires or when the "
         "heading error (target heading minus trunk heading, its trailing 1 s moving average, "
-        "absolute, averaged over the steps after 2 s) reaches 10 deg. Seed k seeds the push "
+        "absolute, averaged over the steps after 2 s) reaches 10 deg. faster / slower (beyond the "
+        "paper): the target speed held to 2 s, then changed linearly by level percent by 8 s and "
+        "held; fails as push; nothing random (one seed by default). Seed k seeds the push "
         "directions, ramps or heading path, the same at every level.",
     )
     s.add_argument(
         "run", type=Path, help="optimization run folder (optimized.osim, optimized.meta.json, best.json)"
     )
-    s.add_argument("--test", required=True, choices=["push", "slope", "turn"])
+    s.add_argument("--test", required=True, choices=["push", "slope", "turn", "faster", "slower"])
     s.add_argument(
         "-o",
         "--out",
@@ -1037,13 +1040,19 @@ def _add_robustness_command(sub) -> None:
         help="result JSON (written when all trials are done; until then the finished trials are kept "
         "in OUT.partial.json, and the same command run again resumes from them)",
     )
-    s.add_argument("--seeds", type=int, default=10, help="number of seeds (default 10)")
+    s.add_argument("--seeds", type=int, help="number of seeds (default 10; faster, slower 1)")
     s.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1): seeds S, S+1, ...")
     s.add_argument("--speed", type=float, help="target speed, m/s (default: best.json's)")
     s.add_argument("--duration", type=float, help="s per trial (default 10; turn 20)")
-    s.add_argument("--start", type=float, help="first level (default: push 10 N, slope 1 deg, turn 1 deg/s)")
     s.add_argument(
-        "--step", type=float, help="level increment (default: push 10 N, slope 1 deg, turn 1 deg/s)"
+        "--start",
+        type=float,
+        help="first level (default: push 10 N, slope 1 deg, turn 1 deg/s, faster / slower 5 %%)",
+    )
+    s.add_argument(
+        "--step",
+        type=float,
+        help="level increment (default: push 10 N, slope 1 deg, turn 1 deg/s, faster / slower 5 %%)",
     )
     s.add_argument(
         "--max",

@@ -1,5 +1,6 @@
 """Robustness of an optimized controller, measured the same way every time (paper Table 4's push,
-slope and turning columns): ``musclewalk robustness RUN_DIR --test push|slope|turn -o OUT.json``.
+slope and turning columns, and beyond the paper how far its target speed may change while it
+walks): ``musclewalk robustness RUN_DIR --test push|slope|turn|faster|slower -o OUT.json``.
 
 Protocol (the README's *Robustness* paragraph says the same). A *trial* is one closed-loop run
 (`Simulator.run`, the paper's termination rules on) of the run folder's controller
@@ -30,6 +31,12 @@ turn   The target heading turns at the level's rate (deg/s) toward random goals,
        HumanLegs a 10 deg mean absolute error walking straight; `HeadingErrorMeter`). A trial
        fails when a termination rule fires (the heading rule itself at 45 deg) or when that
        heading error reaches HEADING_THRESHOLD = 10 deg.
+faster The target speed (beyond the paper, whose target is fixed per optimization and whose
+slower conclusions name speed transitions as future work, §7) held at the walker's until
+       RAMP_START = 2 s, then changed linearly over RAMP_DURATION = 6 s to (1 + level / 100)
+       (faster) or (1 - level / 100) (slower) times it, and held there to ``duration`` (default
+       10 s; `sim.scenario.SpeedChange`). Fails as push. Nothing is random: one seed (the
+       default) is the result; slower's levels stay below 100 %.
 
 Seeds are ``first_seed``, ``first_seed + 1``, ...: the seed itself is the random generator's
 seed of the pushes' directions, the ramps or the heading path, the same at every level of a seed.
@@ -61,15 +68,18 @@ import numpy as np
 from ..constants import CONTROL_INTERVAL
 from ..control.rotations import heading_of, wrap_angle
 from ..model.metadata import ModelMeta
-from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Scenario, random_pushes
+from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Scenario, SpeedChange, random_pushes
 from ..sim.terrain import MAX_LENGTH, RampTerrain
 
-TESTS = ("push", "slope", "turn")
-UNITS = {"push": "N", "slope": "deg", "turn": "deg/s"}
-DEFAULT_START = {"push": 10.0, "slope": 1.0, "turn": 1.0}
-DEFAULT_STEP = {"push": 10.0, "slope": 1.0, "turn": 1.0}
-DEFAULT_DURATION = {"push": 10.0, "slope": 10.0, "turn": 20.0}  # s
-DEFAULT_SEEDS = 10
+TESTS = ("push", "slope", "turn", "faster", "slower")
+SPEED_TESTS = ("faster", "slower")  # a target speed that changes while the walker walks
+UNITS = {"push": "N", "slope": "deg", "turn": "deg/s", "faster": "%", "slower": "%"}
+DEFAULT_START = {"push": 10.0, "slope": 1.0, "turn": 1.0, "faster": 5.0, "slower": 5.0}
+DEFAULT_STEP = {"push": 10.0, "slope": 1.0, "turn": 1.0, "faster": 5.0, "slower": 5.0}
+DEFAULT_DURATION = {"push": 10.0, "slope": 10.0, "turn": 20.0, "faster": 10.0, "slower": 10.0}  # s
+DEFAULT_SEEDS = {"push": 10, "slope": 10, "turn": 10, "faster": 1, "slower": 1}
+RAMP_START = 2.0  # s: a speed trial's target starts to change
+RAMP_DURATION = 6.0  # s over which it changes
 PUSH_START = 1.0  # s: the first push
 PUSH_INTERVAL = 1.0  # s between pushes
 TURN_HOLD = 3.0  # s between heading goals (models/tasks/steer.yaml)
@@ -126,10 +136,10 @@ class Walker:
 # ------------------------------------------------------------------------------ the protocol
 @dataclass(frozen=True)
 class Protocol:
-    test: str  # push | slope | turn
-    speed: float  # m/s, target speed of every trial
+    test: str  # push | slope | turn | faster | slower
+    speed: float  # m/s, target speed of every trial (at its start)
     duration: float | None = None  # s per trial; None: DEFAULT_DURATION of the test
-    seeds: int = DEFAULT_SEEDS
+    seeds: int | None = None  # None: DEFAULT_SEEDS of the test
     first_seed: int = 1
     start: float | None = None  # first level; None: DEFAULT_START
     step: float | None = None  # level increment; None: DEFAULT_STEP
@@ -138,7 +148,13 @@ class Protocol:
     def __post_init__(self):
         if self.test not in TESTS:
             raise ProtocolError(f"--test: expected one of {', '.join(TESTS)}, got {self.test!r}")
-        for name, table in (("duration", DEFAULT_DURATION), ("start", DEFAULT_START), ("step", DEFAULT_STEP)):
+        defaults = (
+            ("duration", DEFAULT_DURATION),
+            ("start", DEFAULT_START),
+            ("step", DEFAULT_STEP),
+            ("seeds", DEFAULT_SEEDS),
+        )
+        for name, table in defaults:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, table[self.test])
         self.validate()
@@ -172,6 +188,13 @@ class Protocol:
                 f"more than {SETTLE:g} s (the heading error is averaged after {SETTLE:g} s)",
                 self.duration,
             )
+        if self.test in SPEED_TESTS and self.duration < RAMP_START + RAMP_DURATION:
+            raise bad(
+                "--duration",
+                f"at least {RAMP_START + RAMP_DURATION:g} s (the target changes from {RAMP_START:g} s "
+                f"over {RAMP_DURATION:g} s)",
+                self.duration,
+            )
         if self.test == "slope":
             length = RampTerrain.run_length(self.speed, self.duration)
             if length > MAX_LENGTH:
@@ -192,14 +215,17 @@ class Protocol:
             raise bad("--max", f"a level >= --start ({self.start:g} {unit})", self.maximum)
         if self.test == "slope" and self.start >= MAX_SLOPE:
             raise bad("--start", f"a slope below {MAX_SLOPE:g} deg", self.start)
+        if self.test == "slower" and self.start >= 100:
+            raise bad("--start", "a change below 100 % (a target above 0)", self.start)
 
     def levels(self) -> Iterator[float]:
-        """start, start + step, ... up to ``maximum``, below 45 deg for slopes, MAX_LEVELS at most."""
+        """start, start + step, ... up to ``maximum``, below 45 deg for slopes and 100 % for
+        slower, MAX_LEVELS at most."""
         for k in range(MAX_LEVELS):
             level = round(self.start + k * self.step, 9)
             if self.maximum is not None and level > self.maximum + 1e-9:
                 return
-            if self.test == "slope" and level >= MAX_SLOPE:
+            if (self.test == "slope" and level >= MAX_SLOPE) or (self.test == "slower" and level >= 100):
                 return
             yield level
 
@@ -208,8 +234,11 @@ class Protocol:
 
     def trial(self, level: float, seed: int) -> tuple[Scenario, RampTerrain | None]:
         """(scenario, terrain or None) of the trial at ``level`` with ``seed``."""
-        pushes, turn_rate, terrain = [], 0.0, None
-        if self.test == "push":
+        pushes, turn_rate, terrain, change = [], 0.0, None, None
+        if self.test in SPEED_TESTS:
+            sign = 1.0 if self.test == "faster" else -1.0
+            change = SpeedChange(RAMP_START, RAMP_DURATION, 1.0 + sign * level / 100.0)
+        elif self.test == "push":
             count = math.ceil((self.duration - PUSH_START) / PUSH_INTERVAL - 1e-9)
             pushes = random_pushes(count, level, seed, start=PUSH_START, interval=PUSH_INTERVAL)
         elif self.test == "turn":
@@ -224,6 +253,7 @@ class Protocol:
             turn_max_change_deg=TURN_MAX_CHANGE,
             pushes=pushes,
             seed=seed,
+            speed_change=change,
         )
         return scenario, terrain
 
@@ -248,6 +278,12 @@ class Protocol:
             }
         elif self.test == "slope":
             d["terrain"] = {"flat_start_m": 1.0, "segment_m": 1.0, "slope": "uniform in +-level each metre"}
+        elif self.test in SPEED_TESTS:
+            d["speed_change"] = {
+                "start": RAMP_START,
+                "duration": RAMP_DURATION,
+                "to": f"(1 {'+' if self.test == 'faster' else '-'} level / 100) x speed, held to the end",
+            }
         else:
             d["heading"] = {
                 "hold": TURN_HOLD,

@@ -292,6 +292,26 @@ def test_heading_error_meter_window_and_settle():
     assert meter.summary()["heading_error_raw_max_deg"] == pytest.approx(30)
 
 
+def test_speed_trials_ramp_the_target_and_step_up_the_change():
+    """faster / slower: the target held to 2 s, then changed linearly by the level's percent by
+    8 s and held; deterministic, so one seed by default; slower stops short of 100 %."""
+    faster = rb.Protocol("faster", 2.0)
+    assert (faster.start, faster.step, faster.duration, faster.seeds, faster.unit) == (5.0, 5.0, 10.0, 1, "%")
+    scenario, terrain = faster.trial(15.0, seed=1)
+    assert terrain is None and not scenario.pushes and scenario.heading_at(5.0) == 0.0
+    assert [scenario.speed_at(t) for t in (0.0, 2.0, 5.0, 8.0, 10.0)] == pytest.approx(
+        [2.0, 2.0, 2.15, 2.3, 2.3]
+    )
+    slower, _ = rb.Protocol("slower", 2.0).trial(15.0, seed=1)
+    assert slower.speed_at(9.0) == pytest.approx(1.7)
+    assert list(rb.Protocol("slower", 2.0, start=80, step=10).levels()) == [80, 90]
+    assert rb.Protocol("faster", 2.0).as_dict()["speed_change"]["start"] == 2.0
+    # stepped as any test: the last change walked before the first fall
+    simulator_for, log = simulators(lambda sc, terrain: sc.speed_at(10.0) > 2.25)
+    result = rb.run_protocol(rb.Protocol("faster", 2.0), {}, simulator_for)
+    assert result["per_seed_max"] == [10.0] and result["median"] == 10.0 and len(log) == 3
+
+
 def test_protocol_rejects_bad_settings_naming_the_option():
     cases = [
         (dict(test="jump"), "--test"),
@@ -307,6 +327,8 @@ def test_protocol_rejects_bad_settings_naming_the_option():
         (dict(step=0.0), "--step"),
         (dict(start=50.0, maximum=40.0), "--max"),
         (dict(test="slope", start=45.0), "--start"),
+        (dict(test="faster", duration=7.0), "--duration"),  # the ramp ends at 8 s
+        (dict(test="slower", start=100.0), "--start"),  # a target of 0
     ]
     for kwargs, option in cases:
         args = {"test": "push", "speed": 1.3, **kwargs}
