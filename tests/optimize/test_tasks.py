@@ -201,8 +201,13 @@ def test_the_committed_experiments_mean_the_walk_task_unless_they_name_one():
         chain = (exp.path, *exp.extends)  # the file, then what it extends
         files = [yaml.safe_load(f.read_text()) for f in chain]
         named = next((data["task"] for data in files if "task" in data), "walk")
+        if named.endswith((".yaml", ".yml")):  # a task file beside the experiment that names it
+            naming = next(f for f, data in zip(chain, files) if "task" in data)
+            named = str(naming.parent / named)
+            assert Path(named).is_file(), path
+        else:
+            assert (TASKS / f"{named}.yaml").is_file(), path
         assert exp.task == named and stage_settings(exp, len(exp.stages) - 1).task == named, path
-        assert (TASKS / f"{named}.yaml").is_file(), path
         # the stages are the first file's of the chain that has them (the file, then what it
         # extends), after those of the first file's with aid_steps
         staged = next((f for f, data in zip(chain, files) if "stages" in data), None)
