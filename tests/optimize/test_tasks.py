@@ -573,6 +573,39 @@ def test_a_short_optimization_under_pushes(push_task, humanlegs_osim, tmp_path):
     assert json.loads((parts / "best.json").read_text())["parameters"] == best["parameters"]
 
 
+def test_a_short_optimization_under_a_speed_change(humanlegs_osim, tmp_path):
+    """A task's speed_change reaches every evaluation, best.json keeps it, and the best's score
+    and simulate --as-scored reproduce the run under it."""
+    from musclewalk.cli import main
+    from musclewalk.model.meta import load_meta
+    from musclewalk.optimize.runs import complete_run, start_run
+    from musclewalk.optimize.space import ParameterSpace
+    from musclewalk.sim.bridge import control_model_from_meta
+
+    task_file = write(
+        tmp_path / "faster.yaml", {"speed_change": {"start": 0.05, "duration": 0.1, "factor": 1.5}}
+    )
+    out = tmp_path / "faster"
+    complete_run(
+        start_run(str(humanlegs_osim), out, push_settings(task_file, 1), progress=False), lambda line: None
+    )
+    best = json.loads((out / "best.json").read_text())
+    assert best["task_definition"]["speed_change"] == {"start": 0.05, "duration": 0.1, "factor": 1.5}
+    model = str(Path(humanlegs_osim).resolve())
+    meta = load_meta(model)
+    values = ParameterSpace(meta, control_model_from_meta(meta, 0.005)).flatten(best["parameters"])
+    again = evaluate_task(EvaluationTask(model, 1.3, 0.3, task=Task.load(task_file)), values)
+    assert again.error is None and again.score == pytest.approx(best["objective"], rel=1e-9)
+    constant = evaluate_task(EvaluationTask(model, 1.3, 0.3), values)
+    assert constant.score != pytest.approx(again.score, rel=1e-6)
+    shown = tmp_path / "as-scored"
+    assert main(["simulate", str(out / "optimized.osim"), "--params", str(out / "best.json"),
+                 "--as-scored", "--out", str(shown)]) == 0  # fmt: skip
+    summary = json.loads((shown / "summary.json").read_text())
+    assert summary["speed_change"] == {"start": 0.05, "duration": 0.1, "factor": 1.5}
+    assert summary["simulated_time"] == pytest.approx(best["simulated_time"], abs=1e-9)
+
+
 def test_an_evaluation_on_ramps(humanlegs_osim):
     """The slope task's evaluation builds its ramps from the generation's seed."""
     model = str(Path(humanlegs_osim).resolve())
