@@ -105,6 +105,8 @@ def _cmd_simulate(args):
         args.speed = _speed_of_params(args.params)
     pushes = _simulate_options(args)
     speed_change = _speed_change(args)
+    if scored is None and speed_change is None:
+        _note_scored_speed_change(args.params)
     assist = Assist(args.assist_upright, args.assist_support, hold_heading=not args.assist_free_heading)
     check_output_folder(args.out, "--out", FILES, keep=(args.model, args.params))
     meta = check_model(args.model)
@@ -279,6 +281,24 @@ def _push(spec: str):
         return Push.parse(spec)
     except ValueError as exc:
         raise UsageError(f"--push: {exc}") from None
+
+
+def _note_scored_speed_change(params) -> None:
+    """A line on stderr when --params is a best.json scored with the target speed changing within
+    the run (its task's speed_change), which a plain simulate at --speed does not reproduce."""
+    import json
+
+    try:
+        data = json.loads(Path(params).read_text()) if params else None
+        change = (data.get("task_definition") or {}).get("speed_change") if isinstance(data, dict) else None
+    except (OSError, ValueError, AttributeError):
+        return
+    if change:
+        print(
+            f"note: {params} was scored with the target speed changing within the run "
+            f"({change}); --as-scored or --speed-change re-simulates that",
+            file=sys.stderr,
+        )
 
 
 def _speed_change(args):

@@ -35,8 +35,12 @@ faster The target speed (beyond the paper, whose target is fixed per optimizatio
 slower conclusions name speed transitions as future work, §7) held at the walker's until
        RAMP_START = 2 s, then changed linearly over RAMP_DURATION = 6 s to (1 + level / 100)
        (faster) or (1 - level / 100) (slower) times it, and held there to ``duration`` (default
-       10 s; `sim.scenario.SpeedChange`). Fails as push. Nothing is random: one seed (the
-       default) is the result; slower's levels stay below 100 %.
+       10 s; `sim.scenario.SpeedChange`). Fails as push: the test asks whether the walker stays
+       up, not whether it keeps up; each trial records the target after the change and the
+       centre of mass' forward speed from the end of the change to the end of the trial
+       (``speed_after_change``; None for a trial that falls before). Nothing is random: one seed
+       (the default) is the result, more seeds repeat the same trials; slower's levels stay
+       below 100 %.
 
 Seeds are ``first_seed``, ``first_seed + 1``, ...: the seed itself is the random generator's
 seed of the pushes' directions, the ramps or the heading path, the same at every level of a seed.
@@ -363,16 +367,41 @@ class HeadingErrorMeter:
         }
 
 
+class ForwardSpeedMeter:
+    """Observer of `Simulator.run` that keeps the centre of mass' forward position (along world X,
+    the straight trials' heading) at the first control step at or after ``since`` s and at the
+    last step: ``speed`` is the mean forward speed between them (None before ``since``)."""
+
+    def __init__(self, since: float):
+        self.since = since
+        self.first: tuple[float, float] | None = None
+        self.last: tuple[float, float] | None = None
+
+    def __call__(self, sensors, u, engine, raw) -> None:
+        point = (float(sensors.t), float(sensors.com_pos[0]))
+        if self.first is None and point[0] >= self.since - 1e-9:
+            self.first = point
+        self.last = point
+
+    def speed(self) -> float | None:
+        if self.first is None or self.last[0] <= self.first[0]:
+            return None
+        return (self.last[1] - self.first[1]) / (self.last[0] - self.first[0])
+
+
 def run_trial(protocol: Protocol, sim, params: Mapping[str, float], scenario: Scenario, level: float) -> dict:
     """One trial of ``scenario`` (at ``level``) on ``sim`` (a Simulator on the trial's terrain):
     its record for the output."""
-    meter = None
+    meter = forward = None
     observers = []
     if protocol.test == "turn":
         meter = HeadingErrorMeter(
             sim.rules.trunk, scenario.heading_at, control_interval=scenario.control_interval
         )
         observers.append(meter)
+    if protocol.test in SPEED_TESTS:
+        forward = ForwardSpeedMeter(RAMP_START + RAMP_DURATION)
+        observers.append(forward)
     wall0 = time.perf_counter()
     try:
         result = sim.run(scenario, params, observers=observers)
@@ -397,6 +426,9 @@ def run_trial(protocol: Protocol, sim, params: Mapping[str, float], scenario: Sc
         "distance": float(result.final_com[0] - result.initial_com[0]),
         "wall_time": time.perf_counter() - wall0,
     }
+    if forward is not None:
+        record["target_after_change"] = scenario.speed_at(RAMP_START + RAMP_DURATION)
+        record["speed_after_change"] = forward.speed() if record["survived"] else None
     if meter is not None:
         record.update(meter.summary())
         mean = record["heading_error_mean_deg"]
@@ -612,6 +644,9 @@ def _trial_line(protocol: Protocol, seed: int, record: dict) -> str:
         what += f" at {t:.2f} s)" if t is not None else ")"
     err = record.get("heading_error_mean_deg")
     extra = f", mean heading error {err:.1f} deg" if err is not None else ""
+    speed = record.get("speed_after_change")
+    if speed is not None:
+        extra += f", {speed:.2f} m/s after the change (target {record['target_after_change']:.2f})"
     return f"{protocol.test} seed {seed}: {record['level']:g} {protocol.unit} {what}{extra}"
 
 

@@ -119,6 +119,7 @@ def summarize(sim_dir) -> dict:
         "distance": distance,
         "mean_forward_speed": summary["mean_forward_speed"],
         "target_speed": summary["target_speed"],
+        **({"speed_change": summary["speed_change"]} if summary.get("speed_change") else {}),
         "mean_metabolic_rate_W": energy / simulated_time
         if energy is not None and simulated_time > 0
         else None,

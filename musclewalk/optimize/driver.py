@@ -1144,7 +1144,7 @@ class Optimization:
     def _check_unperturbed(self, evaluator, X, results: list) -> None:
         """stop_when_walking "unperturbed" under a task with random perturbations or a balance
         aid: this generation's candidates that ran the full t_max under its perturbations are
-        simulated again without them (and without the aid), best first (at most
+        simulated again without them (and without the aid; a speed change kept), best first (at most
         UNPERTURBED_CHECKS). The first that walks the full t_max again becomes the run's best,
         even if an earlier generation's scored lower under other perturbations, and ends the run
         (_stop_reason): the walker a continuation stage hands on must walk unperturbed, not only
@@ -1158,7 +1158,9 @@ class Optimization:
         )[:UNPERTURBED_CHECKS]
         if not walkers:
             return
-        unperturbed = dataclasses.replace(self.task, task=None, perturbation_seed=None)
+        unperturbed = dataclasses.replace(
+            self.task, task=self.scenario_task.unperturbed(), perturbation_seed=None
+        )
         values = [self._values(X[k]) for k in walkers]
         # with trial_speeds at each trial's speed: the walker must walk unperturbed at all of them
         per_speed = [

@@ -198,10 +198,23 @@ class Task:
 
     @property
     def eased_or_perturbed(self) -> bool:
-        """Whether evaluations differ from plain straight walking on flat ground at a constant
-        target speed: random perturbations, a balance aid or a speed change (what
-        stop_when_walking "unperturbed" takes away)."""
-        return self.randomized or self.assist is not None or self.speed_change is not None
+        """Whether evaluations differ from plain straight walking on flat ground: random
+        perturbations or a balance aid (what stop_when_walking "unperturbed" takes away; a speed
+        change is the task itself, kept: `unperturbed`)."""
+        return self.randomized or self.assist is not None
+
+    def unperturbed(self) -> "Task | None":
+        """This task without its perturbations and aid, as stop_when_walking "unperturbed"
+        re-simulates a walker: None (the plain straight scenario, the paper's heading rule) for a
+        task without a speed change, else a task with only that change."""
+        if self.speed_change is None:
+            return None
+        return Task(
+            name=f"{self.name}-unperturbed",
+            description="the speed change alone",
+            speed_change=self.speed_change,
+            source=f"{self.source} without its perturbations",
+        )
 
     def as_dict(self) -> dict:
         """Plain data, as a checkpoint keeps it (Task.from_dict reads it back); the termination
@@ -276,11 +289,11 @@ class Task:
         """TaskError when the task cannot be simulated at ``speed`` for ``duration`` (more ramps
         than RampTerrain allows)."""
         if self.terrain is not None:
-            top = speed * (self.speed_change.top_factor() if self.speed_change else 1.0)
+            top = speed * (self.speed_change.top_factor(duration) if self.speed_change else 1.0)
             length = RampTerrain.run_length(top, duration)
             if length > MAX_LENGTH:
                 raise TaskError(
-                    f"{self.source}: terrain: {length:g} m of ramps for {speed:g} m/s over "
+                    f"{self.source}: terrain: {length:g} m of ramps for {top:g} m/s over "
                     f"{duration:g} s, at most {MAX_LENGTH:g} m: shorten the duration"
                 )
 

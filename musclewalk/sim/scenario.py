@@ -171,12 +171,14 @@ class SpeedChange:
         return change
 
     def validate(self) -> None:
-        ok = all(math.isfinite(v) for v in (self.start, self.duration, self.factor))
-        if not (ok and self.start >= 0 and self.duration >= 0 and self.factor > 0):
-            raise ValueError(
-                "expected START >= 0 s, DURATION >= 0 s and FACTOR > 0, got "
-                f"{self.start!r}, {self.duration!r}, {self.factor!r}"
-            )
+        """ValueError naming the first bad field."""
+        for name, value, rule, ok in (
+            ("START", self.start, ">= 0 s", lambda v: v >= 0),
+            ("DURATION", self.duration, ">= 0 s", lambda v: v >= 0),
+            ("FACTOR", self.factor, "> 0", lambda v: v > 0),
+        ):
+            if not (math.isfinite(value) and ok(value)):
+                raise ValueError(f"expected {name} {rule}, got {value!r}")
 
     def progress(self, t: float) -> float:
         """How far the change has gone at ``t``: 0 before it, 1 after."""
@@ -187,7 +189,10 @@ class SpeedChange:
         return (t - self.start) / self.duration
 
     def speed_at(self, speed: float, t: float) -> float:
-        return speed * (1.0 + (self.factor - 1.0) * self.progress(t))
+        progress = self.progress(t)
+        if progress == 1.0:
+            return speed * self.factor
+        return speed * (1.0 + (self.factor - 1.0) * progress)
 
     def distance(self, speed: float, t0: float, t1: float) -> float:
         """The distance the target covers from ``t0`` to ``t1`` (the integral of speed_at)."""
@@ -201,8 +206,10 @@ class SpeedChange:
 
         return covered(t1) - covered(t0)
 
-    def top_factor(self) -> float:
-        return max(1.0, self.factor)
+    def top_factor(self, duration: float) -> float:
+        """The largest target of a run of ``duration`` s, times its speed (the change is linear,
+        so at the start or the end)."""
+        return max(1.0, self.speed_at(1.0, duration))
 
     def as_dict(self) -> dict:
         return {"start": self.start, "duration": self.duration, "factor": self.factor}
@@ -392,7 +399,7 @@ class Scenario:
     @property
     def top_speed(self) -> float:
         """The highest target speed of the run (m/s)."""
-        return self.speed * (self.speed_change.top_factor() if self.speed_change else 1.0)
+        return self.speed * (self.speed_change.top_factor(self.duration) if self.speed_change else 1.0)
 
     def heading_at(self, t: float) -> float:
         return float(self.heading(t)) if callable(self.heading) else float(self.heading)

@@ -39,7 +39,7 @@ class FakeSimulator:
             t = k * dt
             R = np.stack([np.eye(3), rot_y(scenario.heading_at(t) - math.radians(self.heading_error(t)))])
             for obs in observers:
-                obs(SimpleNamespace(t=t, body_R=R), None, None, None)
+                obs(SimpleNamespace(t=t, body_R=R, com_pos=np.zeros(3)), None, None, None)
         return SimpleNamespace(
             terminated=fall,
             reason="com_height" if fall else None,
@@ -310,6 +310,16 @@ def test_speed_trials_ramp_the_target_and_step_up_the_change():
     simulator_for, log = simulators(lambda sc, terrain: sc.speed_at(10.0) > 2.25)
     result = rb.run_protocol(rb.Protocol("faster", 2.0), {}, simulator_for)
     assert result["per_seed_max"] == [10.0] and result["median"] == 10.0 and len(log) == 3
+    # each trial records the target after the change and the speed walked after it (the fake
+    # simulator's centre of mass stands still); a seed does not change a trial
+    trials = result["seeds"][0]["trials"]
+    assert [t["target_after_change"] for t in trials] == pytest.approx([2.1, 2.2, 2.3])
+    assert [t["speed_after_change"] for t in trials] == [0.0, 0.0, None]
+    assert (
+        rb.Protocol("faster", 2.0).trial(10.0, 1)[0].speed_change
+        == rb.Protocol("faster", 2.0).trial(10.0, 2)[0].speed_change
+    )
+    assert list(rb.Protocol("slower", 2.0, start=5, step=5).levels())[-1] == 95
 
 
 def test_protocol_rejects_bad_settings_naming_the_option():

@@ -573,7 +573,7 @@ def test_a_short_optimization_under_pushes(push_task, humanlegs_osim, tmp_path):
     assert json.loads((parts / "best.json").read_text())["parameters"] == best["parameters"]
 
 
-def test_a_short_optimization_under_a_speed_change(humanlegs_osim, tmp_path):
+def test_a_short_optimization_under_a_speed_change(humanlegs_osim, tmp_path, capsys):
     """A task's speed_change reaches every evaluation, best.json keeps it, and the best's score
     and simulate --as-scored reproduce the run under it."""
     from musclewalk.cli import main
@@ -604,6 +604,11 @@ def test_a_short_optimization_under_a_speed_change(humanlegs_osim, tmp_path):
     summary = json.loads((shown / "summary.json").read_text())
     assert summary["speed_change"] == {"start": 0.05, "duration": 0.1, "factor": 1.5}
     assert summary["simulated_time"] == pytest.approx(best["simulated_time"], abs=1e-9)
+    # a plain simulate of that best runs the start speed throughout, and says so
+    capsys.readouterr()
+    plain = [str(out / "optimized.osim"), "--params", str(out / "best.json"), "--duration", "0.1"]
+    assert main(["simulate", *plain, "--out", str(tmp_path / "plain")]) == 0
+    assert "was scored with the target speed changing within the run" in capsys.readouterr().err
 
 
 def test_an_evaluation_on_ramps(humanlegs_osim):

@@ -39,6 +39,12 @@ def test_the_distance_is_the_integral_of_the_target(change, t0, t1):
     assert change.distance(1.7, t0, t1) == pytest.approx(numeric, rel=1e-6, abs=1e-9)
 
 
+def test_the_held_target_is_the_factor_times_the_speed_exactly():
+    for factor in (0.05, 0.1, 0.15, 1.1, 1.7):
+        change = SpeedChange(1.0, 2.0, factor)
+        assert change.speed_at(2.3, 3.0) == change.speed_at(2.3, 9.0) == 2.3 * factor
+
+
 def test_a_scenario_without_a_change_is_its_constant_speed():
     plain = Scenario(speed=1.3, duration=10.0)
     assert plain.speed_at(7.0) == 1.3 and plain.top_speed == 1.3
@@ -46,6 +52,9 @@ def test_a_scenario_without_a_change_is_its_constant_speed():
     ramp = Scenario(speed=2.0, duration=10.0, speed_change=RAMP)
     assert ramp.speed_at(4.0) == 2.5 and ramp.top_speed == 3.0
     assert Scenario(speed=2.0, duration=10.0, speed_change=SpeedChange(1, 1, 0.5)).top_speed == 2.0
+    # a change that has not ended by t_max: the target at t_max; one that starts after it: none
+    assert Scenario(speed=2.0, duration=4.0, speed_change=RAMP).top_speed == 2.5
+    assert Scenario(speed=2.0, duration=1.0, speed_change=RAMP).top_speed == 2.0
 
 
 @pytest.mark.parametrize(
@@ -53,17 +62,17 @@ def test_a_scenario_without_a_change_is_its_constant_speed():
     [
         ("2,4", "expected START,DURATION,FACTOR"),
         ("a,4,1.1", "expected START,DURATION,FACTOR"),
-        ("-1,4,1.1", "START >= 0 s"),
-        ("1,-4,1.1", "DURATION >= 0 s"),
-        ("1,4,0", "FACTOR > 0"),
-        ("1,nan,1.1", "FACTOR > 0"),
+        ("-1,4,1.1", "expected START >= 0 s, got -1.0"),
+        ("1,-4,1.1", "expected DURATION >= 0 s, got -4.0"),
+        ("1,4,0", "expected FACTOR > 0, got 0.0"),
+        ("1,nan,1.1", "expected DURATION >= 0 s, got nan"),
     ],
 )
 def test_a_bad_speed_change_is_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         SpeedChange.parse(spec)
     assert SpeedChange.parse("2,4,1.5") == RAMP
-    with pytest.raises(ValueError, match="speed change: expected"):
+    with pytest.raises(ValueError, match="speed change: expected START"):
         Scenario(speed=1.0, duration=1.0, speed_change=SpeedChange(-1.0, 1.0, 1.0)).validate()
 
 
@@ -109,10 +118,43 @@ def test_a_walker_that_keeps_up_with_a_changing_target_falls_short_of_nothing():
     assert distance.value(Sample(9.0, 2.0)) == pytest.approx(1.0 - 2.0 / 3.0)
 
 
+class Stepper:
+    """Sensors of a walker in single support on alternating feet, a touch-down every ``period``
+    s, both feet where the target has got to at the touch-down."""
+
+    def __init__(self, scenario, period=0.5):
+        self.scenario, self.period = scenario, period
+
+    def sample(self, t):
+        k = int(t / self.period + 1e-9)
+        sample = Sample(t, 0.0)
+        grf = [700.0 if k % 2 == 0 else 0.0, 700.0 if k % 2 else 0.0]
+        sample.sensors.foot_grf = np.array([[0.0, grf[0], 0.0], [0.0, grf[1], 0.0]])
+        foot = self.scenario.target_distance(0.0, k * self.period)
+        sample.sensors.foot_pos = np.array([[foot, 0.0, 0.1], [foot, 0.0, -0.1]])
+        return sample
+
+
+def test_a_walker_that_keeps_up_with_a_ramp_is_charged_no_speed_error():
+    """speed_error compares v_base, measured over the last step, with the target averaged over
+    that step: a walker whose steps keep up with the ramp scores 0 on it, where the target of the
+    moment would charge the half step by which v_base lags."""
+    from musclewalk.measures.gait import SpeedError
+
+    scenario = Scenario(speed=2.0, duration=10.0, speed_change=SpeedChange(2.0, 6.0, 2.0))
+    measure, stepper = SpeedError(context(scenario)), Stepper(scenario)
+    values = [measure.value(stepper.sample(k * 0.005)) for k in range(2000)]
+    after_two_steps = np.array(values[200:])
+    assert after_two_steps.max() < 1e-9
+    lagging = abs(1.0 - measure.v_base / scenario.speed_at(5.0 - 0.005))
+    assert lagging > 0.01  # what the target of the moment would charge on the ramp
+
+
 def test_without_a_change_the_context_reads_the_constant_as_before():
     ctx = context(Scenario(speed=1.3, duration=10.0))
     assert ctx.target_speed_at(5.0) == 1.3
     assert ctx.target_distance(0.0, 2.345) == 1.3 * 2.345
+    assert ctx.mean_target_speed(0.4, 0.9) == 1.3
 
 
 # ------------------------------------------------------------------ the task key
@@ -122,7 +164,15 @@ def test_a_task_carries_the_change_into_every_scenario(tmp_path):
         yaml.safe_dump({"description": "faster", "speed_change": {"start": 2, "duration": 4, "factor": 1.5}})
     )
     task = Task.load(path)
-    assert task.speed_change == RAMP and not task.randomized and task.eased_or_perturbed
+    assert task.speed_change == RAMP and not task.randomized and not task.eased_or_perturbed
+    # stop_when_walking "unperturbed" takes away pushes and aid but keeps the speed change
+    pushed_aided = Task.from_dict(
+        {"pushes": {"magnitude": 10}, "assist": {"upright": 0.5}, "speed_change": RAMP.as_dict()}, "pa"
+    )
+    assert pushed_aided.eased_or_perturbed
+    plain = pushed_aided.unperturbed()
+    assert plain.speed_change == RAMP and not plain.eased_or_perturbed and plain.pushes is None
+    assert Task.load("push").unperturbed() is None
     assert task.as_dict()["speed_change"] == {"start": 2.0, "duration": 4.0, "factor": 1.5}
     assert Task.from_dict(task.as_dict(), "faster").speed_change == RAMP
     assert "the target speed changes to 1.5 x the speed from 2 s over 4 s" in task.summary()
@@ -131,6 +181,14 @@ def test_a_task_carries_the_change_into_every_scenario(tmp_path):
     assert pushed.scenario(1.2, 10.0, seed=3)[0].speed_change == RAMP
     # none: no key, so the checkpoints of runs from before it stay equal to their files
     assert "speed_change" not in Task.load("walk").as_dict() and not Task.load("walk").eased_or_perturbed
+
+
+def test_a_task_that_extends_another_changes_only_its_factor(tmp_path):
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump({"speed_change": RAMP.as_dict()}))
+    (tmp_path / "more.yaml").write_text(
+        yaml.safe_dump({"extends": "base.yaml", "description": "more", "speed_change": {"factor": 2}})
+    )
+    assert Task.load(tmp_path / "more.yaml").speed_change == SpeedChange(2.0, 4.0, 2.0)
 
 
 @pytest.mark.parametrize(
