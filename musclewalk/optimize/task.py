@@ -61,7 +61,7 @@ from ..constants import CONTROL_INTERVAL
 from ..io_checks import extended_file, read_json_object, read_yaml
 from ..measures.objective import DEFAULT_OBJECTIVE, Objective, ObjectiveError
 from ..model.template import models_dir
-from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario, SpeedChange
+from ..sim.scenario import MAX_DURATION, PUSH_DURATION, Assist, Push, Scenario, SpeedChange, top_target_speed
 from ..sim.termination import MAX_HEADING_ERROR
 from ..sim.terrain import MAX_LENGTH, RampTerrain
 
@@ -289,7 +289,7 @@ class Task:
         """TaskError when the task cannot be simulated at ``speed`` for ``duration`` (more ramps
         than RampTerrain allows)."""
         if self.terrain is not None:
-            top = speed * (self.speed_change.top_factor(duration) if self.speed_change else 1.0)
+            top = top_target_speed(speed, duration, self.speed_change)
             length = RampTerrain.run_length(top, duration)
             if length > MAX_LENGTH:
                 raise TaskError(

@@ -206,11 +206,6 @@ class SpeedChange:
 
         return covered(t1) - covered(t0)
 
-    def top_factor(self, duration: float) -> float:
-        """The largest target of a run of ``duration`` s, times its speed (the change is linear,
-        so at the start or the end)."""
-        return max(1.0, self.speed_at(1.0, duration))
-
     def as_dict(self) -> dict:
         return {"start": self.start, "duration": self.duration, "factor": self.factor}
 
@@ -218,6 +213,14 @@ class SpeedChange:
         to = f"{speed * self.factor:g} m/s ({self.factor:g} x)" if speed else f"{self.factor:g} x the speed"
         over = f"over {self.duration:g} s" if self.duration > 0 else "at once"
         return f"the target speed changes to {to} from {self.start:g} s {over}"
+
+
+def top_target_speed(speed: float, duration: float, speed_change: SpeedChange | None) -> float:
+    """The highest target speed (m/s) of a run of ``duration`` s at ``speed``; a speed change is
+    linear, so its top is at the run's start or end."""
+    if speed_change is None:
+        return speed
+    return speed * max(1.0, speed_change.speed_at(1.0, duration))
 
 
 @dataclass
@@ -399,7 +402,7 @@ class Scenario:
     @property
     def top_speed(self) -> float:
         """The highest target speed of the run (m/s)."""
-        return self.speed * (self.speed_change.top_factor(self.duration) if self.speed_change else 1.0)
+        return top_target_speed(self.speed, self.duration, self.speed_change)
 
     def heading_at(self, t: float) -> float:
         return float(self.heading(t)) if callable(self.heading) else float(self.heading)
