@@ -96,6 +96,110 @@ PHYSICS_SCHEMA = {
 }
 
 
+# The keys a template file may use at each level (models/README.md, "Template file"); anything else
+# is a typo that would otherwise be ignored (a capsule's `centre:` for `center:`).
+_SHAPE_KEYS = {"kind", "radius", "length", "axis", "center", "size"}
+_COORDINATE_KEYS = {"name", "axis", "range", "include"}
+_JOINT_KEYS = {"name", "kind", "at", "twist", "coordinates"}
+_BODY_KEYS = {"name", "mirror", "parent", "role", "tilt", "min_inertia", "shapes", "joint"}
+_PROPERTY_KEYS = {
+    "rule",
+    "group",
+    "source",
+    "max_isometric_force",
+    "optimal_fiber_length",
+    "tendon_slack_length",
+    "pennation",
+    "base_fiber_length",
+    "scale_to_path",
+}
+_MUSCLE_KEYS = {"name", "mirror", "unique", "function", "roles", "properties", "points"}
+_TEMPLATE_KEYS = {
+    "template": None,
+    "part": None,
+    "description": None,
+    "parameters": None,
+    "signed": None,
+    "integers": None,
+    "ranges": None,
+    "derived": None,
+    "root_height": None,
+    "root_shapes": [_SHAPE_KEYS],
+    "bodies": [
+        {
+            **dict.fromkeys(_BODY_KEYS),
+            "shapes": [_SHAPE_KEYS],
+            "joint": {**dict.fromkeys(_JOINT_KEYS), "coordinates": [_COORDINATE_KEYS]},
+        }
+    ],
+    "chains": [
+        {
+            **dict.fromkeys(
+                {"name", "count", "parent", "role", "joint_kind", "first_at", "direction", "anterior"}
+                | {"tilt", "tilt_step"}
+            ),
+            "segment": {"length", "radius"},
+            "coordinates": [_COORDINATE_KEYS],
+            "end": {
+                **dict.fromkeys(_BODY_KEYS - {"parent", "mirror"}),
+                "shapes": [_SHAPE_KEYS],
+                "joint": {**dict.fromkeys(_JOINT_KEYS - {"at"}), "coordinates": [_COORDINATE_KEYS]},
+            },
+            "muscles": [
+                {
+                    **dict.fromkeys(_MUSCLE_KEYS),
+                    "properties": _PROPERTY_KEYS,
+                    "points": [
+                        {
+                            **dict.fromkeys({"body", "along", "anterior", "lateral"}),
+                            "free": {"along", "anterior", "lateral"},
+                        }
+                    ],
+                }
+            ],
+        }
+    ],
+    "muscles": [
+        {
+            **dict.fromkeys(_MUSCLE_KEYS),
+            "properties": _PROPERTY_KEYS,
+            "points": [{**dict.fromkeys({"body", "at", "x", "y", "z"}), "rotate": {"about", "z"}}],
+        }
+    ],
+    "contacts": [{"name", "body", "at", "radius", "mirror"}],
+    "springs": [{"coordinate", "pattern", "stiffness", "damping", "parameter", "mirror"}],
+    "limits": [{"coordinate", "pattern", "range", "stiffness", "damping", "mirror"}],
+    "features": {
+        **dict.fromkeys({"trunk", "head", "head_offset", "head_gain_mass", "arms"}),
+        "legs": {"upper", "lower", "foot", "toe"},
+    },
+    "expect": {"bodies", "dofs", "muscles"},
+}
+
+
+def check_template_keys(path, data, schema=None, key: str = "") -> None:
+    """CreatureError naming the first key of a template file that ``schema`` (by default the
+    whole file's, ``_TEMPLATE_KEYS``) does not allow: a mapping's keys, checked level by level;
+    a one-element list applies its element to each entry of the list."""
+    schema = _TEMPLATE_KEYS if schema is None else schema
+    if isinstance(schema, list):
+        if isinstance(data, list):
+            for i, entry in enumerate(data):
+                name = f"({entry['name']})" if isinstance(entry, dict) and "name" in entry else ""
+                check_template_keys(path, entry, schema[0], f"{key}[{i}]{name}")
+        return
+    if not isinstance(data, dict):
+        return
+    allowed = schema if isinstance(schema, (set, frozenset)) else set(schema)
+    for k, value in data.items():
+        where = f"{key}.{k}" if key else str(k)
+        if k not in allowed:
+            raise CreatureError(path, where, f"unknown key (allowed: {', '.join(sorted(allowed))})")
+        inner = schema.get(k) if isinstance(schema, dict) else None
+        if inner is not None:
+            check_template_keys(path, value, inner, where)
+
+
 class CreatureError(ValueError):
     """Bad creature or template input; the message names the file and the key."""
 
@@ -423,6 +527,9 @@ class _Expander:
         if not tpath.is_file():
             raise self.err(f"{key}.template", f"unknown template '{tname}'")
         data = _load_yaml(tpath)
+        check_template_keys(tpath, data)
+        if "template" in data and str(data["template"]) != tpath.stem:
+            raise CreatureError(tpath, "template", f"names {data['template']!r}, the file is {tpath.stem!r}")
         params = data.get("parameters", {}) or {}
         signed = set(data.get("signed", []) or [])
         integers = set(data.get("integers", []) or [])

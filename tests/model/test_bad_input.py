@@ -118,8 +118,47 @@ def test_bad_point_rotation(capsys, tmp_path, models_copy):
         "rotate: {about: [hip_x, hip_y, hip_z], y: upper_tilt}",
     )
     err = _run(capsys, tmp_path, "Ostrich")
+    assert "inverted_legs.yaml: muscles[0](hip_flexor_medial).points[0].rotate.y: unknown key" in err
+    assert "(allowed: about, z)" in err
+
+
+def test_point_rotation_without_its_angle(capsys, tmp_path, models_copy):
+    _edit(
+        models_copy / "templates" / "inverted_legs.yaml",
+        "rotate: {about: [hip_x, hip_y, hip_z], z: upper_tilt}",
+        "rotate: {about: [hip_x, hip_y, hip_z]}",
+    )
+    err = _run(capsys, tmp_path, "Ostrich")
     assert "inverted_legs.yaml" in err and "muscles[0](hip_flexor_medial).points[0].rotate: " in err
     assert "expected {about: [x, y, z], z: degrees}" in err
+
+
+def test_misspelt_template_keys(capsys, tmp_path, models_copy):
+    """A template key the builder does not read stops the build instead of being ignored."""
+    legs = models_copy / "templates" / "humanoid_legs.yaml"
+    original = legs.read_text()
+    cases = [
+        ("center:", "centre:", "shapes[0].centre: unknown key"),
+        ("    mirror: true\n", "    mirorr: true\n", "bodies[0](upper_leg).mirorr: unknown key"),
+        ("max_isometric_force:", "max_isometric_froce:", ".properties.max_isometric_froce: unknown key"),
+        ("expect:", "expected:", "humanoid_legs.yaml: expected: unknown key"),
+    ]
+    for old, new, message in cases:
+        assert old in original, old
+        legs.write_text(original.replace(old, new, 1))
+        err = _run(capsys, tmp_path, "HumanLegs")
+        assert "humanoid_legs.yaml: " in err and message in err, (new, err)
+    legs.write_text(original)
+    neck = models_copy / "templates" / "neck_tail.yaml"
+    _edit(neck, "    tilt_step: neck_tilt_step", "    tilt_stepp: neck_tilt_step")
+    err = _run(capsys, tmp_path, "Ostrich")
+    assert "neck_tail.yaml: chains[0](neck).tilt_stepp: unknown key" in err
+
+
+def test_template_name_must_match_its_file(capsys, tmp_path, models_copy):
+    _edit(models_copy / "templates" / "humanoid_legs.yaml", "template: humanoid_legs", "template: human_legs")
+    err = _run(capsys, tmp_path, "HumanLegs")
+    assert "humanoid_legs.yaml: template: names 'human_legs'" in err
 
 
 def test_tilts_that_put_the_base_pose_outside_a_joint_range(capsys, tmp_path):
