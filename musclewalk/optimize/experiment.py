@@ -223,6 +223,19 @@ def _absolute(value, folder: Path, key: str):
     return value
 
 
+# the full parameter space of each creature, built once per Experiment.load (its chain of extended
+# files names the same creature); None outside a load
+_FULL_SPACES: dict | None = None
+
+
+def _full_space(creature: str) -> ParameterSpace:
+    if _FULL_SPACES is None:
+        return ParameterSpace.of_creature(creature)
+    if creature not in _FULL_SPACES:
+        _FULL_SPACES[creature] = ParameterSpace.of_creature(creature)
+    return _FULL_SPACES[creature]
+
+
 def _file_data(path: Path, chain: tuple) -> tuple[dict, tuple[Path, ...]]:
     """An experiment file's values with what it ``extends`` resolved (its paths made absolute)
     and the extended files, nearest first; ExperimentError naming the file and the key."""
@@ -379,7 +392,15 @@ class Experiment:
     @classmethod
     def load(cls, path) -> "Experiment":
         """The experiment of a file; ExperimentError naming the file and the key."""
-        return cls._load(Path(path), ())[0]
+        global _FULL_SPACES
+        outermost = _FULL_SPACES is None
+        if outermost:
+            _FULL_SPACES = {}  # the files of one chain check their spaces against one build
+        try:
+            return cls._load(Path(path), ())[0]
+        finally:
+            if outermost:
+                _FULL_SPACES = None
 
     @classmethod
     def _load(cls, path: Path, chain: tuple) -> tuple["Experiment", dict]:
@@ -769,7 +790,7 @@ class Experiment:
         if not any(layers) and not any(stage.parameters for stage in stages):
             return {}, stages
         try:
-            full = ParameterSpace.of_creature(creature)
+            full = _full_space(creature)
         except (ValueError, OSError) as exc:
             raise err("creature", f"cannot check the parameters against it: {exc}") from None
         names = list(full.names)

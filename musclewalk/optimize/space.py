@@ -47,8 +47,9 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import fnmatch
 import math
-from fnmatch import fnmatchcase
+from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
 
@@ -164,6 +165,13 @@ class ResolvedOverrides:
     held: frozenset[str] = frozenset()  # the fixed parameters held at their starting value
 
 
+@lru_cache(maxsize=8192)
+def _matching(names: tuple[str, ...], pattern: str) -> frozenset[str]:
+    """The names ``pattern`` matches (fnmatch, case-sensitive); cached, because every experiment
+    file of a chain resolves the same patterns over the same model's names."""
+    return frozenset(fnmatch.filter(names, pattern))
+
+
 def resolve_overrides(
     overrides: Mapping[str, Mapping[str, float]],
     specs: list[ParamSpec],
@@ -175,6 +183,7 @@ def resolve_overrides(
     start value outside a parameter's own bounds (a start also outside narrowed ones), lower >=
     upper, or nothing left to optimize."""
     names = [s.name for s in specs]
+    all_names = tuple(names)
     hold_values = hold_values or {}
     matched_by: dict[str, str] = {}
     held: set[str] = set()
@@ -182,7 +191,8 @@ def resolve_overrides(
     narrowed: dict[str, tuple[float, float]] = {}
     starts: dict[str, float] = {}
     for pattern, spec in overrides.items():
-        matches = [s for s in specs if fnmatchcase(s.name, pattern)]
+        matched = _matching(all_names, pattern)
+        matches = [s for s in specs if s.name in matched]
         if not matches:
             close = difflib.get_close_matches(pattern, names, n=3, cutoff=0.6)
             hint = f" (close: {', '.join(close)})" if close else ""
@@ -250,13 +260,15 @@ def layer_overrides(
     one that keeps some is replaced by them, each by name, one that keeps none is dropped; the
     keys of ``over`` follow. Without overlaps this is ``{**base, **over}``. Overlaps within
     ``over`` and keys that match nothing are left for ``resolve_overrides`` to refuse."""
-    taken = {n for pattern in over for n in names if fnmatchcase(n, pattern)}
+    all_names = tuple(names)
+    taken = set().union(*(_matching(all_names, pattern) for pattern in over))
     out: dict[str, dict[str, float]] = {}
     for pattern, spec in base.items():
         if pattern in over:
             out[pattern] = dict(over[pattern])
             continue
-        matches = [n for n in names if fnmatchcase(n, pattern)]
+        matched = _matching(all_names, pattern)
+        matches = [n for n in names if n in matched]
         kept = [n for n in matches if n not in taken]
         if len(kept) == len(matches):
             out[pattern] = dict(spec)
@@ -273,13 +285,15 @@ def without_starts(overrides: Mapping[str, Mapping[str, float]], specs: list[Par
     ``{free: true}`` (naming one turns the feature on; the key itself when it names only those,
     else each of them by name), and is dropped for the paper's (optimized anyway)."""
     out: dict[str, dict[str, float]] = {}
+    all_names = tuple(s.name for s in specs)
     for pattern, spec in overrides.items():
         rest = {k: v for k, v in spec.items() if k != "start"}
         if rest:
             out[pattern] = rest
             continue
-        named_features = [s.name for s in specs if s.extension and fnmatchcase(s.name, pattern)]
-        if named_features and len(named_features) == sum(fnmatchcase(s.name, pattern) for s in specs):
+        matched = _matching(all_names, pattern)
+        named_features = [s.name for s in specs if s.extension and s.name in matched]
+        if named_features and len(named_features) == len(matched):
             out[pattern] = {"free": True}
         else:  # a pattern over paper and feature parameters: each feature parameter by name
             out.update({name: {"free": True} for name in named_features})
