@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import fnmatch
 import math
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from typing import Mapping
@@ -169,7 +169,7 @@ class ResolvedOverrides:
 def _matching(names: tuple[str, ...], pattern: str) -> frozenset[str]:
     """The names ``pattern`` matches (fnmatch, case-sensitive); cached, because every experiment
     file of a chain resolves the same patterns over the same model's names."""
-    return frozenset(fnmatch.filter(names, pattern))
+    return frozenset(n for n in names if fnmatchcase(n, pattern))
 
 
 def resolve_overrides(
