@@ -1,7 +1,8 @@
 """Every committed walker against human gait data: the numbers and figures of the README's
 "Against human gait data" section.
 
-For each run under models/optimized/ (best.json + optimized.osim): re-simulate it from the
+For each run under models/optimized/ (best.json + optimized.osim) of a human-bodied creature
+(the human templates' legs with the human upper body or a single trunk): re-simulate it from the
 committed files (its speed, 10 s), `musclewalk analyze` and `musclewalk compare` it, copy its
 kinematics, kinetics and muscle sheets to docs/images/<run>-compare-*.png and write two Markdown
 tables of headline numbers, kinematics and kinetics (docs/tables/committed_comparison.md).
@@ -148,13 +149,29 @@ def kinetics_norm_row() -> str:
     )
 
 
+HUMAN_BODIES = (
+    {"legs": "humanoid_legs", "upper_body": "humanoid_upper"},
+    {"legs": "humanoid_legs", "upper_body": "single_trunk"},
+)
+
+
+def human_bodied(run: Path) -> bool:
+    """Whether a run's creature is built from the human templates (the Human, HumanLegs and their
+    variants), whose gait human data can referee; the Ostrich's, LongNeck's and LongLegs' bodies
+    are not a person's."""
+    templates = json.loads((run / "optimized.meta.json").read_text()).get("templates")
+    return templates in HUMAN_BODIES
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--runs",
         type=Path,
         nargs="+",
-        default=sorted(p.parent for p in (REPO / "models/optimized").glob("*/best.json")),
+        default=sorted(
+            p.parent for p in (REPO / "models/optimized").glob("*/best.json") if human_bodied(p.parent)
+        ),
     )
     ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")
     ap.add_argument("--images", type=Path, default=REPO / "docs/images")

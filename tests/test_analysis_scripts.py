@@ -1448,3 +1448,82 @@ def test_pace_counts_touchdowns_and_compares_with_the_similar_pace(tmp_path):
     assert row in out.read_text() and row in r.stdout
     bad = run_script("pace.py", tmp_path)
     assert bad.returncode != 0 and "summary.json: not found" in bad.stderr
+
+
+def _variant_run(tmp_path: Path, creature_text: str) -> Path:
+    """A run folder of the committed HumanLegs walker on the creature file ``creature_text``
+    (named HumanLegsCopy): its model built there, its best.json renamed to that creature."""
+    import json
+
+    from musclewalk.model.build import build_creature
+
+    creature = tmp_path / "human_legs_copy.yaml"
+    creature.write_text(creature_text)
+    run = tmp_path / "run"
+    build_creature(str(creature), None, run / "model" / "HumanLegsCopy.osim")
+    committed = REPO / "models/optimized/HumanLegs-walk-1.3"
+    best = json.loads((committed / "best.json").read_text())
+    best.update(creature="HumanLegsCopy", model=str(run / "model" / "HumanLegsCopy.osim"))
+    (run / "best.json").write_text(json.dumps(best))
+    (run / "history.csv").write_text("generation,best\n1,2.0\n")
+    (run / "settings.json").write_text("{}\n")
+    (run / "log.txt").write_text("command: musclewalk optimize ...\n")
+    return run
+
+
+def _osim_values(osim: Path) -> list:
+    """Each element of an .osim as (tag, attributes, its text's numbers or the text itself)."""
+    from lxml import etree
+
+    def value(text):
+        try:
+            return [float(x) for x in (text or "").split()]
+        except ValueError:
+            return text.strip()
+
+    return [
+        (e.tag, dict(e.attrib), value(e.text))
+        for e in etree.parse(str(osim)).iter()
+        if isinstance(e.tag, str)
+    ]
+
+
+def test_adopt_run_rewrites_a_run_under_the_preset_its_model_equals(tmp_path):
+    import json
+
+    text = (
+        (REPO / "models/creatures/human_legs.yaml")
+        .read_text()
+        .replace("name: HumanLegs", "name: HumanLegsCopy")
+    )
+    run = _variant_run(tmp_path, text)
+    out = tmp_path / "HumanLegs-walk-1.3"
+    r = run_script("adopt_run.py", run, "HumanLegs", "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    committed = REPO / "models/optimized/HumanLegs-walk-1.3"
+    best = json.loads((out / "best.json").read_text())
+    assert best["creature"] == "HumanLegs" and best["model"] == str(out / "model" / "HumanLegs.osim")
+    assert best["parameters"] == json.loads((committed / "best.json").read_text())["parameters"]
+    # the preset's build with the run's values written back: the committed walker's own model
+    # (written by an earlier version, which formatted some numbers otherwise)
+    assert _osim_values(out / "optimized.osim") == _osim_values(committed / "optimized.osim")
+    assert json.loads((out / "optimized.meta.json").read_text())["creature"] == "HumanLegs"
+    assert (out / "history.csv").read_text() == (run / "history.csv").read_text()
+    log = (out / "log.txt").read_text().splitlines()
+    assert log[0] == "command: musclewalk optimize ..." and log[-1].startswith("adopted: ")
+    assert f"from {run} as the preset HumanLegs (creature HumanLegsCopy -> HumanLegs)" in log[-1]
+    again = run_script("adopt_run.py", run, "HumanLegs", "--out", out)  # never over a folder
+    assert again.returncode == 2 and "exists" in again.stderr
+
+
+def test_adopt_run_refuses_a_run_whose_model_is_another(tmp_path):
+    text = (
+        (REPO / "models/creatures/human_legs.yaml")
+        .read_text()
+        .replace("name: HumanLegs", "name: HumanLegsCopy")
+    )
+    run = _variant_run(tmp_path, text.replace("upper: 0.4", "upper: 0.42"))
+    out = tmp_path / "HumanLegs-walk-1.3"
+    r = run_script("adopt_run.py", run, "HumanLegs", "--out", out)
+    assert r.returncode == 2 and "HumanLegsCopy.osim: differs from the preset's build" in r.stderr
+    assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

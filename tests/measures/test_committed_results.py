@@ -28,6 +28,8 @@ REPO = Path(__file__).resolve().parents[2]
         "Human-push-2.0",
         "Human-slope-2.0",
         "Human-steer-2.0",
+        "Ostrich-walk-1.2",
+        "LongLegs-walk-2.0",
     ],
 )
 def test_committed_best_re_simulates_to_its_recorded_objective(run):
