@@ -71,29 +71,12 @@ def test_cells_come_from_the_committed_files(tmp_path):
     (optimized / "in-progress").mkdir()
     analysis = tmp_path / "analysis"
     analysis.mkdir()
-    (analysis / "Human-walk-2.0.json").write_text(
-        json.dumps(
-            {
-                "gait": {"pattern": "walk"},
-                "terminated": False,
-                "simulated_time": 10.0,
-                "mean_forward_speed": 1.98,
-            }
-        )
-    )
+    walked = {"gait": {"pattern": "walk"}, "terminated": False, "simulated_time": 10.0}
+    (analysis / "Human-walk-2.0.json").write_text(json.dumps({**walked, "mean_forward_speed": 1.98}))
     (analysis / "Ostrich-walk-1.2.json").write_text(
         json.dumps({"gait": {"pattern": "walk"}, "terminated": True, "simulated_time": 3.24})
     )
-    (analysis / "LongLegs-walk-2.0.json").write_text(
-        json.dumps(
-            {
-                "gait": {"pattern": "walk"},
-                "terminated": False,
-                "simulated_time": 10.0,
-                "mean_forward_speed": 1.22,
-            }
-        )
-    )
+    (analysis / "LongLegs-walk-2.0.json").write_text(json.dumps({**walked, "mean_forward_speed": 1.22}))
     text = table4(optimized, analysis)
     assert _row(text, "| LongLegs |")[3] == "walk, 10 s at 1.22 m/s (39 % under its target, outside ± 10 %)"
     human = _row(text, "| Human | 2.0 |")
