@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from musclewalk.analysis.reference import human_bodied
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -149,20 +151,6 @@ def kinetics_norm_row() -> str:
     )
 
 
-HUMAN_BODIES = (
-    {"legs": "humanoid_legs", "upper_body": "humanoid_upper"},
-    {"legs": "humanoid_legs", "upper_body": "single_trunk"},
-)
-
-
-def human_bodied(run: Path) -> bool:
-    """Whether a run's creature is built from the human templates (the Human, HumanLegs and their
-    variants), whose gait human data can referee; the Ostrich's, LongNeck's and LongLegs' bodies
-    are not a person's."""
-    templates = json.loads((run / "optimized.meta.json").read_text()).get("templates")
-    return templates in HUMAN_BODIES
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
@@ -170,7 +158,9 @@ def main(argv=None) -> int:
         type=Path,
         nargs="+",
         default=sorted(
-            p.parent for p in (REPO / "models/optimized").glob("*/best.json") if human_bodied(p.parent)
+            p.parent
+            for p in (REPO / "models/optimized").glob("*/best.json")
+            if human_bodied(p.parent / "optimized.meta.json")
         ),
     )
     ap.add_argument("--work", type=Path, help="keep the simulations here (default: a temp folder)")

@@ -18,6 +18,19 @@ import numpy as np
 
 PERCENT = np.linspace(0.0, 100.0, 51)  # the reference's sampling of the gait cycle
 
+# the template pairs of the bodies whose gait human data can referee (the Human, HumanLegs and
+# their variants); `compare` reads any creature's hips, knees and ankles, but the Ostrich's,
+# LongNeck's and LongLegs' bodies are not a person's
+HUMAN_BODIES = (
+    {"legs": "humanoid_legs", "upper_body": "humanoid_upper"},
+    {"legs": "humanoid_legs", "upper_body": "single_trunk"},
+)
+
+
+def human_bodied(model_meta: Path) -> bool:
+    """Whether a model (its ``.meta.json``) is built from the human templates."""
+    return json.loads(Path(model_meta).read_text()).get("templates") in HUMAN_BODIES
+
 # our clinical variables -> (the GCD's name, the figures' label); Plug-in Gait conventions:
 # flexion, adduction, internal rotation, dorsiflexion, anterior pelvic tilt positive; pelvic
 # obliquity and rotation positive when the side is up / forward; foot progression internal +

@@ -7,6 +7,7 @@ sys.stderr = open(snakemake.log[0], "w")  # noqa: F821 (snakemake injects it)
 from pathlib import Path  # noqa: E402
 
 from musclewalk.analysis.compare import largest_phase_error  # noqa: E402
+from musclewalk.analysis.reference import human_bodied  # noqa: E402
 from musclewalk.analysis.reproducibility import reproduction_status  # noqa: E402
 from musclewalk.analysis.sources import table  # noqa: E402 (its import errors go to the log)
 
@@ -52,6 +53,10 @@ def main(sm):
     lines += ["", "Against the normative gait data (gaitutils; `musclewalk compare`):", ""]
     for run, comparison in zip(sm.params.runs, sm.input.comparisons):
         error = json.load(open(comparison)).get("error")
+        meta = Path("results/optimize") / run / "optimized.meta.json"
+        if not error and meta.is_file() and not human_bodied(meta):
+            lines.append(f"{run}: not a person's body; its hips, knees and ankles against human data "
+                         "for reference only")
         lines.append(f"{run}: {error}" if error else
                      f"![{run} kinematics](compare/{run}/kinematics.png)\n"
                      f"![{run} joint moments and powers](compare/{run}/kinetics.png)")
