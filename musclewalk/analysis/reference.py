@@ -31,6 +31,7 @@ def human_bodied(model_meta: Path) -> bool:
     """Whether a model (its ``.meta.json``) is built from the human templates."""
     return json.loads(Path(model_meta).read_text()).get("templates") in HUMAN_BODIES
 
+
 # our clinical variables -> (the GCD's name, the figures' label); Plug-in Gait conventions:
 # flexion, adduction, internal rotation, dorsiflexion, anterior pelvic tilt positive; pelvic
 # obliquity and rotation positive when the side is up / forward; foot progression internal +
