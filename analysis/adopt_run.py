@@ -13,10 +13,11 @@ creature's name (the .osim's Model name and credits, the metadata's creature and
 template parameter added since, that the run's metadata lacks, is taken at the build's value when
 the .osim is the same): anything else refuses, nothing written.
 
-OUT gets model/<PRESET>.osim (+ .meta.json) as built; best.json with the preset's creature and
-that model; optimized.osim (+ .meta.json) written from them by the optimizer's own write-back; the
-run's history.csv and settings.json as they are; and its log.txt with an `adopted:` line (from
-where, when, checked how). OUT is written whole or not at all (a temporary folder renamed at the
+OUT gets the run's values on the preset's build, as `vary_parameters.py RUN OUT --model` writes
+them (model/<PRESET>.osim (+ .meta.json), best.json with the preset's creature, optimized.osim (+
+.meta.json) by the optimizer's own write-back, the rest of the run folder but stages/ and the
+checkpoint), best.json naming that model where OUT has it, and log.txt with an `adopted:` line
+(from where, when, checked how). OUT is written whole or not at all (a temporary folder renamed at the
 end) and must not exist.
 
 The controller, initial state and written-back model values are the run's, so `musclewalk
@@ -39,11 +40,12 @@ import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 
-from musclewalk.model.build import build_creature
-from musclewalk.model.meta import load_meta, meta_path
-from musclewalk.optimize.driver import write_result
+from vary_parameters import vary
 
-COPIED = ("history.csv", "settings.json")
+from musclewalk.model.build import build_creature
+from musclewalk.model.meta import meta_path
+
+REQUIRED = ("history.csv", "settings.json", "log.txt")
 RENAMED_META_FIELDS = ("creature", "source")
 
 
@@ -90,7 +92,7 @@ def check_same_but_name(built: Path, model: Path) -> list[str]:
     return added
 
 
-def adopt(run: Path, preset: str, out: Path, now: datetime | None = None) -> Path:
+def adopt(run: Path, preset: str, out: Path) -> Path:
     """Write ``out`` (see the module's text); returns it."""
     run, out = Path(run), Path(out)
     if out.exists():
@@ -100,51 +102,42 @@ def adopt(run: Path, preset: str, out: Path, now: datetime | None = None) -> Pat
         best = json.loads(best_path.read_text())
     except FileNotFoundError:
         raise AdoptError(f"{best_path}: not found (RUN is an optimization run folder)") from None
-    for name in (*COPIED, "log.txt"):
+    for name in REQUIRED:
         if not (run / name).is_file():
             raise AdoptError(f"{run / name}: not found (RUN is an optimization run folder)")
+    best_creature = best["creature"]
     model = run_model(run, best)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
-        spec, meta, _ = build_creature(preset, None, tmp / "model" / "creature.osim")
-        built = tmp / "model" / f"{spec.name}.osim"
-        (tmp / "model" / "creature.osim").rename(built)
-        meta_path(tmp / "model" / "creature.osim").rename(meta_path(built))
+        spec, _, _ = build_creature(preset, None, tmp / "build" / "creature.osim")
+        built = tmp / "build" / f"{spec.name}.osim"
+        (tmp / "build" / "creature.osim").rename(built)
+        meta_path(tmp / "build" / "creature.osim").rename(meta_path(built))
         added = check_same_but_name(built, model)
+        written = tmp / "run"
+        vary(run, written, {}, model=built)  # the run's values written on the preset's build
         final_model = out / "model" / built.name
-        adopted = {**best, "creature": spec.name, "model": str(final_model)}
-        write_result(tmp, adopted, built, load_meta(built))
+        best = json.loads((written / "best.json").read_text())
+        (written / "best.json").write_text(json.dumps({**best, "model": str(final_model)}, indent=1) + "\n")
         # the written-back metadata names the model it came from: the committed copy's place
-        data = json.loads(meta_path(tmp / "optimized.osim").read_text())
+        data = json.loads(meta_path(written / "optimized.osim").read_text())
         data["optimized_from"] = str(final_model)
-        meta_path(tmp / "optimized.osim").write_text(json.dumps(data, indent=1) + "\n")
-        for name in COPIED:
-            shutil.copy2(run / name, tmp / name)
-        stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
-        log = (run / "log.txt").read_text()
-        log += (
-            f"adopted: {stamp} from {run} as the preset {spec.name} (creature {best['creature']} -> "
-            f"{spec.name}): the preset's build equals this run's model but for its name "
-            f"(python3.11 analysis/adopt_run.py {run} {preset} --out {out}"
-            + (
-                +(
-                    f"; template parameters added since, at their build values: {', '.join(added)}"
-                    if added
-                    else ""
-                )
-                if added
-                else ""
-            )
-            + "); best.json, optimized.osim "
-            "and its metadata re-written for that model, history.csv and settings.json as the run "
-            "wrote them\n"
+        meta_path(written / "optimized.osim").write_text(json.dumps(data, indent=1) + "\n")
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        since = (
+            f"; template parameters added since, at their build values: {', '.join(added)}" if added else ""
         )
-        (tmp / "log.txt").write_text(log)
-        tmp.rename(out)
-    except BaseException:
+        with open(written / "log.txt", "a") as log:
+            log.write(
+                f"adopted: {stamp} from {run} as the preset {spec.name} (creature {best_creature} -> "
+                f"{spec.name}): the preset's build equals this run's model but for its name "
+                f"(python3.11 analysis/adopt_run.py {run} {preset} --out {out}{since}); best.json, "
+                "optimized.osim and its metadata re-written for that model, the rest as the run wrote it\n"
+            )
+        written.rename(out)
+    finally:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
 
 

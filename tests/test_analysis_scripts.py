@@ -1450,15 +1450,17 @@ def test_pace_counts_touchdowns_and_compares_with_the_similar_pace(tmp_path):
     assert bad.returncode != 0 and "summary.json: not found" in bad.stderr
 
 
-def _variant_run(tmp_path: Path, creature_text: str) -> Path:
-    """A run folder of the committed HumanLegs walker on the creature file ``creature_text``
-    (named HumanLegsCopy): its model built there, its best.json renamed to that creature."""
+def _variant_run(tmp_path: Path, upper: str = "upper: 0.4") -> Path:
+    """A run folder of the committed HumanLegs walker on a copy of the HumanLegs creature file
+    named HumanLegsCopy (its legs' ``upper`` as given): its model built there, its best.json
+    renamed to that creature."""
     import json
 
     from musclewalk.model.build import build_creature
 
     creature = tmp_path / "human_legs_copy.yaml"
-    creature.write_text(creature_text)
+    text = (REPO / "models/creatures/human_legs.yaml").read_text()
+    creature.write_text(text.replace("name: HumanLegs", "name: HumanLegsCopy").replace("upper: 0.4", upper))
     run = tmp_path / "run"
     build_creature(str(creature), None, run / "model" / "HumanLegsCopy.osim")
     committed = REPO / "models/optimized/HumanLegs-walk-1.3"
@@ -1491,12 +1493,7 @@ def _osim_values(osim: Path) -> list:
 def test_adopt_run_rewrites_a_run_under_the_preset_its_model_equals(tmp_path):
     import json
 
-    text = (
-        (REPO / "models/creatures/human_legs.yaml")
-        .read_text()
-        .replace("name: HumanLegs", "name: HumanLegsCopy")
-    )
-    run = _variant_run(tmp_path, text)
+    run = _variant_run(tmp_path)
     out = tmp_path / "HumanLegs-walk-1.3"
     r = run_script("adopt_run.py", run, "HumanLegs", "--out", out)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -1517,13 +1514,23 @@ def test_adopt_run_rewrites_a_run_under_the_preset_its_model_equals(tmp_path):
 
 
 def test_adopt_run_refuses_a_run_whose_model_is_another(tmp_path):
-    text = (
-        (REPO / "models/creatures/human_legs.yaml")
-        .read_text()
-        .replace("name: HumanLegs", "name: HumanLegsCopy")
-    )
-    run = _variant_run(tmp_path, text.replace("upper: 0.4", "upper: 0.42"))
+    run = _variant_run(tmp_path, "upper: 0.42")
     out = tmp_path / "HumanLegs-walk-1.3"
     r = run_script("adopt_run.py", run, "HumanLegs", "--out", out)
     assert r.returncode == 2 and "HumanLegsCopy.osim: differs from the preset's build" in r.stderr
     assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_adopt_run_takes_a_template_parameter_added_since_at_its_build_value(tmp_path):
+    import json
+
+    run = _variant_run(tmp_path)
+    meta = run / "model" / "HumanLegsCopy.meta.json"
+    data = json.loads(meta.read_text())
+    del data["parameters"]["legs.tibial_torsion"]  # a run from before the parameter (at 0: the same .osim)
+    meta.write_text(json.dumps(data, indent=1))
+    out = tmp_path / "HumanLegs-walk-1.3"
+    r = run_script("adopt_run.py", run, "HumanLegs", "--out", out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    last = (out / "log.txt").read_text().splitlines()[-1]
+    assert "template parameters added since, at their build values: legs.tibial_torsion" in last

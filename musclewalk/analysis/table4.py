@@ -163,7 +163,8 @@ def gait_cell(analysis: Path | None, run: str, target_speed: float | None = None
     cell = f"{pattern}, {summary['simulated_time']:.0f} s at {speed:.2f} m/s"
     off = speed / target_speed - 1 if target_speed and speed is not None else 0.0
     if abs(off) > SPEED_TOLERANCE:
-        cell += f" ({100 * abs(off):.0f} % {'under' if off < 0 else 'over'} its target, outside ± 10 %)"
+        side = "under" if off < 0 else "over"
+        cell += f" ({100 * abs(off):.0f} % {side} its target, outside ± {100 * SPEED_TOLERANCE:g} %)"
     return cell
 
 
